@@ -1,0 +1,1 @@
+"""The Novo Interactions API: models, the resolve rules, errors and the async client."""

@@ -1,0 +1,184 @@
+"""Pydantic models for every shape the Interactions API names.
+
+Field names are snake_case in Python and camelCase on the wire (the API's own
+spelling); every model tolerates unknown fields, because the platform adds
+fields over time and a bridge that broke on a new field would lose decisions.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic.alias_generators import to_camel
+from typing_extensions import Annotated
+
+InteractionKind = Literal["approval_request", "question"]
+InteractionStatus = Literal["pending", "resolved", "cancelled"]
+Decision = Literal["allow", "deny", "cancel"]
+BatchItemStatus = Literal["resolved", "already_resolved", "conflict", "not_found", "invalid_body"]
+
+APPROVE_OPTION = "approve"
+DENY_OPTION = "deny"
+TIMEOUT_REASON = "interaction_timeout"
+
+
+def format_timestamp(value: datetime) -> str:
+    """ISO 8601 in UTC with a `Z` suffix and millisecond precision, as Part 2 requires."""
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+Timestamp = Annotated[datetime, PlainSerializer(format_timestamp, return_type=str)]
+
+
+class NovoModel(BaseModel):
+    """Base for wire models: camelCase aliases, unknown fields kept, names accepted too."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict the API speaks: camelCase, unset optionals left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class QuestionOption(NovoModel):
+    id: str
+    label: str = ""
+    description: str | None = None
+
+
+class Question(NovoModel):
+    id: str
+    prompt: str = ""
+    multiple: bool = False
+    options: list[QuestionOption] | None = None
+    multiline: bool = False
+    allow_other: bool = False
+    optional: bool = False
+
+    @property
+    def accepts_text(self) -> bool:
+        """Part 2: free-form text is accepted with no options, or when multiline/allowOther."""
+        return not self.options or self.multiline or self.allow_other
+
+    def option(self, option_id: str) -> QuestionOption | None:
+        return next((o for o in self.options or [] if o.id == option_id), None)
+
+
+class QuestionAction(NovoModel):
+    id: str
+    label: str = ""
+    style: str | None = None
+
+
+class QuestionRequest(NovoModel):
+    title: str = ""
+    details: str | None = None
+    questions: list[Question] = Field(default_factory=list)
+    actions: list[QuestionAction] = Field(default_factory=list)
+
+    @field_validator("questions", "actions", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+    def question(self, question_id: str) -> Question | None:
+        return next((q for q in self.questions if q.id == question_id), None)
+
+    def action(self, action_id: str) -> QuestionAction | None:
+        return next((a for a in self.actions if a.id == action_id), None)
+
+
+class InputResponse(NovoModel):
+    request_id: str
+    option_id: str | None = None
+    option_ids: list[str] | None = None
+    text: str | None = None
+
+
+class ResolveInteractionBody(NovoModel):
+    input_responses: list[InputResponse] | None = None
+    cancel: bool | None = None
+    reason: str | None = None
+
+
+class Interaction(NovoModel):
+    id: str
+    object: Literal["interaction"] = "interaction"
+    run_id: str
+    root_run_id: str
+    worker_ref: str | None = None
+    thread_id: str
+    agent_id: str
+    kind: InteractionKind
+    status: InteractionStatus
+    step_number: int
+    tool_name: str
+    tool_call_id: str
+    hook_id: str | None = None
+    input: Any = None
+    preview: dict[str, Any] | None = None
+    decision: Decision | None = None
+    reason: str | None = None
+    request: QuestionRequest | None = None
+    resolution: dict[str, Any] | None = None
+    expires_at: Timestamp | None = None
+    created_at: Timestamp
+    resolved_at: Timestamp | None = None
+    updated_at: Timestamp
+
+    def to_wire(self) -> dict[str, Any]:
+        """The API's record keeps its nulls (`workerRef`, `decision`, `expiresAt`, ...)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == "pending"
+
+    def resolution_body(self) -> ResolveInteractionBody | None:
+        """The recorded response parsed back into a body (None while pending)."""
+        if self.resolution is None:
+            return None
+        return ResolveInteractionBody.model_validate(self.resolution)
+
+
+T = TypeVar("T")
+
+
+class Page(NovoModel, Generic[T]):
+    object: Literal["list"] = "list"
+    data: list[T]
+    has_more: bool = False
+    next_cursor: str | None = None
+
+
+class BatchResolveItem(ResolveInteractionBody):
+    id: str
+
+
+class BatchResolveRequest(NovoModel):
+    items: list[BatchResolveItem]
+
+
+class BatchItemResult(NovoModel):
+    id: str | None
+    status: BatchItemStatus
+
+
+class BatchResolveResult(NovoModel):
+    items: list[BatchItemResult]
+
+
+class ErrorDetail(NovoModel):
+    type: str
+    message: str = ""
+
+
+class ErrorBody(NovoModel):
+    error: ErrorDetail

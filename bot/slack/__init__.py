@@ -1,0 +1,1 @@
+"""Everything Slack-facing: rendering (pure), listeners (thin) and app wiring."""

@@ -1,0 +1,48 @@
+"""Every action_id, callback_id and block_id the bridge puts in Slack, in one place.
+
+Listeners match on these and renderers emit them; neither spells a string of
+its own, so renaming one can never orphan a button.
+"""
+
+from enum import StrEnum
+
+
+class ActionId(StrEnum):
+    # approval message
+    APPROVE = "novo_approve"
+    DENY = "novo_deny"
+    APPROVAL_OVERFLOW = "novo_approval_overflow"  # overflow: "approve with note"
+    VIEW_INPUT = "novo_view_input"
+    # input viewer modal
+    INPUT_PAGE_PREV = "novo_input_prev"
+    INPUT_PAGE_NEXT = "novo_input_next"
+    # question message
+    ANSWER = "novo_answer"
+    QUESTION_ACTION = "novo_q_action"  # value: "<interaction id>|<action index>"
+    QUICK_OPTION = "novo_q_quick"  # value: "<interaction id>|<option index>"
+    QUESTION_OVERFLOW = "novo_q_overflow"  # overflow: "dismiss"
+    # question modal
+    QUESTION_NEXT_PAGE = "novo_q_next"
+    # inputs inside modals (action ids of input elements)
+    REASON_INPUT = "novo_reason"
+    ANSWER_INPUT = "novo_answer_input"
+    OTHER_TEXT_INPUT = "novo_other_text"
+
+
+class CallbackId(StrEnum):
+    DENY_MODAL = "novo_deny_modal"
+    APPROVE_NOTE_MODAL = "novo_approve_note_modal"
+    INPUT_VIEWER = "novo_input_viewer"
+    QUESTION_MODAL = "novo_question_modal"
+    NOTICE_MODAL = "novo_notice_modal"
+
+
+class OverflowValue(StrEnum):
+    APPROVE_WITH_NOTE = "approve_note"
+    DISMISS = "dismiss"
+
+
+METADATA_EVENT_TYPE = "novo_interaction"
+"""Slack message metadata event type; its payload carries the interaction id."""
+
+REASON_BLOCK_ID = "novo_reason_block"

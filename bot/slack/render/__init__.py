@@ -1,0 +1,1 @@
+"""Pure functions from models to Block Kit dicts: no I/O, no clock reads."""
