@@ -1,0 +1,1 @@
+"""Business logic the listeners and scheduled jobs call: deciding, opening forms."""

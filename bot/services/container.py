@@ -1,0 +1,60 @@
+"""The bridge's services, built once and handed to listeners through Bolt's context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.clock import Clock
+from bot.novo.client import NovoClient
+from bot.services.approvals import ApprovalService
+from bot.services.decisions import DecisionService
+from bot.services.forms import FormService
+from bot.services.questions import QuestionService
+from bot.slack.gateway import SlackGateway
+from bot.slack.presenter import Presenter
+from bot.store import Store
+from bot.sync.engine import SyncEngine
+from bot.sync.publisher import MessagePublisher
+from bot.sync.routing import ChannelRouter
+
+
+@dataclass
+class Services:
+    store: Store
+    novo: NovoClient
+    slack: SlackGateway
+    publisher: MessagePublisher
+    decisions: DecisionService
+    approvals: ApprovalService
+    questions: QuestionService
+    forms: FormService
+    presenter: Presenter
+    engine: SyncEngine
+    clock: Clock
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        store: Store,
+        novo: NovoClient,
+        slack: SlackGateway,
+        default_channel: str,
+        clock: Clock,
+        redelivery_base: float = 1.0,
+    ) -> Services:
+        publisher = MessagePublisher(store, slack, clock)
+        decisions = DecisionService(store, novo, publisher, clock, redelivery_base=redelivery_base)
+        return cls(
+            store=store,
+            novo=novo,
+            slack=slack,
+            publisher=publisher,
+            decisions=decisions,
+            approvals=ApprovalService(decisions, clock),
+            questions=QuestionService(store, slack, decisions, clock),
+            forms=FormService(store, slack),
+            presenter=Presenter(store, slack),
+            engine=SyncEngine(novo, store, publisher, ChannelRouter(default_channel), clock),
+            clock=clock,
+        )

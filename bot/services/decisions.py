@@ -1,0 +1,165 @@
+"""Turning a decision taken in Slack into exactly one resolve call, and never losing it.
+
+A decision is written to the store's outbox before anything is sent; it
+stays there until Novo has answered something final (200, 409, 404, 400).
+Outages leave it queued and `deliver_due` retries it with backoff, so a
+click survives a Novo outage and a restart. One open decision per
+interaction (a unique index) makes double clicks and two people at once
+produce a single resolve.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import timedelta
+
+from bot.clock import Clock
+from bot.novo.client import NovoClient
+from bot.novo.errors import (
+    BadRequestError,
+    ConflictError,
+    InteractionNotFoundError,
+    NovoError,
+    ResolveRuleError,
+)
+from bot.novo.models import Interaction, ResolveInteractionBody
+from bot.novo.rules import check_resolve_body
+from bot.services.describe import describe_final_state
+from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.slack.render.context import SlackDecision
+from bot.store import QueuedDecision, Store
+from bot.sync.publisher import MessagePublisher
+
+log = logging.getLogger(__name__)
+
+REDELIVERY_BASE_SECONDS = 1.0
+REDELIVERY_MAX_SECONDS = 60.0
+DELIVERY_LEASE_SECONDS = 180.0  # longer than the client's own retries can take
+
+
+class DecisionService:
+    def __init__(
+        self,
+        store: Store,
+        novo: NovoClient,
+        publisher: MessagePublisher,
+        clock: Clock,
+        *,
+        redelivery_base: float = REDELIVERY_BASE_SECONDS,
+        redelivery_max: float = REDELIVERY_MAX_SECONDS,
+    ) -> None:
+        self._store = store
+        self._novo = novo
+        self._publisher = publisher
+        self._clock = clock
+        self._redelivery_base = redelivery_base
+        self._redelivery_max = redelivery_max
+
+    async def decide(
+        self, interaction_id: str, body: ResolveInteractionBody, decision: SlackDecision
+    ) -> DecisionOutcome:
+        """Record a decision durably, then try to deliver it at once."""
+        tracked = await self._store.get(interaction_id)
+        if tracked is None:
+            return DecisionOutcome(OutcomeKind.UNKNOWN, "This request is not one novo-slack knows.")
+        if tracked.gone:
+            return DecisionOutcome(OutcomeKind.GONE, "This request no longer exists in Novo.")
+        if not tracked.snapshot.is_pending:
+            text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
+            return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
+        try:
+            check_resolve_body(tracked.snapshot, body)
+        except ResolveRuleError as exc:
+            return DecisionOutcome(OutcomeKind.REJECTED, f"That answer can't be sent: {exc.message}")
+        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
+        queued = await self._store.enqueue_decision(interaction_id, body, decision, lease)
+        if queued is None:
+            other = await self._store.open_decision(interaction_id)
+            who = f"<@{other.decision.actor.user_id}>" if other else "someone else"
+            return DecisionOutcome(
+                OutcomeKind.IN_FLIGHT,
+                f"{who} already decided this one; their decision is being delivered.",
+                tracked.snapshot,
+            )
+        return await self.deliver(queued, tracked.snapshot)
+
+    async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
+        """Retry every queued decision whose time has come (the scheduler calls this)."""
+        results = []
+        now = self._clock()
+        lease = now + timedelta(seconds=DELIVERY_LEASE_SECONDS)
+        for queued in await self._store.due_decisions(now):
+            if not await self._store.claim_due(queued.id, now, lease):
+                continue
+            tracked = await self._store.get(queued.interaction_id)
+            snapshot = tracked.snapshot if tracked else None
+            results.append((queued, await self.deliver(queued, snapshot)))
+        return results
+
+    async def deliver(
+        self, queued: QueuedDecision, snapshot: Interaction | None
+    ) -> DecisionOutcome:
+        interaction_id = queued.interaction_id
+        try:
+            result = await self._novo.resolve(interaction_id, queued.body, interaction=snapshot)
+        except ConflictError:
+            return await self._on_conflict(queued)
+        except InteractionNotFoundError:
+            await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
+            await self._store.mark_gone(interaction_id, self._clock())
+            await self._publisher.refresh(interaction_id)
+            return DecisionOutcome(OutcomeKind.GONE, "This request no longer exists in Novo.")
+        except (BadRequestError, ResolveRuleError) as exc:
+            message = exc.message
+            await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
+            await self._publisher.refresh(interaction_id)
+            log.warning("Novo refused the decision on %s: %s", interaction_id, message)
+            return DecisionOutcome(OutcomeKind.REJECTED, f"Novo refused that answer: {message}")
+        except NovoError as exc:
+            delay = self._redelivery_delay(queued.attempts)
+            next_at = self._clock() + timedelta(seconds=delay)
+            await self._store.retry_decision_later(queued.id, next_at, str(exc), self._clock())
+            await self._publisher.refresh(interaction_id)
+            log.warning(
+                "could not deliver decision on %s (attempt %d): %s; retrying in %.1fs",
+                interaction_id,
+                queued.attempts + 1,
+                exc,
+                delay,
+            )
+            return DecisionOutcome(
+                OutcomeKind.QUEUED,
+                "Couldn't reach Novo right now. Your decision is saved and will be delivered"
+                " as soon as Novo answers.",
+            )
+        await self._store.update_snapshot(result, self._clock())
+        await self._store.record_slack_decision(interaction_id, queued.decision)
+        await self._store.finish_decision(queued.id, "delivered", self._clock())
+        await self._publisher.refresh(interaction_id)
+        log.info("%s %s (%s)", queued.decision.verb, interaction_id, queued.decision.actor.user_id)
+        return DecisionOutcome(OutcomeKind.DELIVERED, f"{queued.decision.verb}.", result)
+
+    async def _on_conflict(self, queued: QueuedDecision) -> DecisionOutcome:
+        interaction_id = queued.interaction_id
+        await self._store.finish_decision(queued.id, "conflict", self._clock(), "409")
+        try:
+            current = await self._novo.get(interaction_id)
+        except InteractionNotFoundError:
+            await self._store.mark_gone(interaction_id, self._clock())
+            current = None
+        except NovoError as exc:
+            log.warning("could not re-read %s after a conflict: %s", interaction_id, exc)
+            current = None
+        if current is not None:
+            await self._store.update_snapshot(current, self._clock())
+        await self._publisher.refresh(interaction_id)
+        tracked = await self._store.get(interaction_id)
+        if current is None or tracked is None:
+            return DecisionOutcome(OutcomeKind.CONFLICT, "Someone decided this one differently first.")
+        text = describe_final_state(current, tracked.decided_in_slack)
+        return DecisionOutcome(OutcomeKind.CONFLICT, f"Not applied. {text}", current)
+
+    def _redelivery_delay(self, attempts: int) -> float:
+        ceiling = min(self._redelivery_max, self._redelivery_base * (2**attempts))
+        return random.uniform(ceiling / 2, ceiling)

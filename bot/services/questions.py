@@ -1,0 +1,180 @@
+"""Answering agent questions: modal submissions (possibly over several pages),
+action buttons, in-message quick options, and dismissing.
+
+The submission is checked against the stored interaction before anything is
+sent, so a person sees a mistake on the right input instead of a 400; what
+passes goes through the same durable decision path as an approval.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+
+from bot.clock import Clock
+from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
+from bot.services.decisions import DecisionService
+from bot.services.describe import describe_final_state
+from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.services.reasons import slack_reason
+from bot.slack.gateway import SlackGateway
+from bot.slack.question_form import (
+    ParsedSubmission,
+    interaction_id_of_value,
+    parse_action_choice,
+    parse_quick_option,
+    parse_submission,
+)
+from bot.slack.render.common import truncate
+from bot.slack.render.context import SlackActor, SlackDecision
+from bot.slack.render.modals import render_notice_modal
+from bot.slack.render.question_modal import (
+    ModalRef,
+    question_modal_page_count,
+    render_question_modal,
+    search_external_options,
+)
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+VERB_ANSWERED = "Answered"
+VERB_DISMISSED = "Dismissed"
+RESULT_TITLE = "Answer the agent"
+SUBMITTING_TEXT = "⏳ Sending your answer to the agent…"
+ACTION_LABEL_CHARS = 60
+
+
+@dataclass(frozen=True)
+class SubmissionCheck:
+    """What to answer a view_submission with, decided before the ack."""
+
+    errors: dict[str, str] = field(default_factory=dict)
+    view: dict[str, Any] | None = None  # replace the modal with this (next page, notice)
+    responses: list[InputResponse] | None = None  # complete: resolve with these
+    interaction_id: str = ""
+
+
+class QuestionService:
+    def __init__(
+        self, store: Store, slack: SlackGateway, decisions: DecisionService, clock: Clock
+    ) -> None:
+        self._store = store
+        self._slack = slack
+        self._decisions = decisions
+        self._clock = clock
+        # answers of earlier pages, by view id, until the last page is sent
+        self._drafts: dict[str, list[InputResponse]] = {}
+
+    async def check_submission(
+        self, view_id: str, private_metadata: str, state_values: dict[str, Any]
+    ) -> SubmissionCheck:
+        ref = ModalRef.decode(private_metadata)
+        if ref is None:
+            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, "This form is damaged."))
+        tracked = await self._store.get(ref.interaction_id)
+        if tracked is None or tracked.gone or not tracked.snapshot.is_pending:
+            text = "Novo is no longer waiting for an answer."
+            if tracked is not None and not tracked.gone:
+                text += " " + describe_final_state(tracked.snapshot, tracked.decided_in_slack)
+            self._drafts.pop(view_id, None)
+            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, text))
+        parsed = parse_submission(tracked.snapshot, ref.page, state_values)
+        if not isinstance(parsed, ParsedSubmission):
+            return SubmissionCheck(errors=parsed, interaction_id=ref.interaction_id)
+        answers = [*self._drafts.get(view_id, []), *parsed.input_responses]
+        assert tracked.snapshot.request is not None
+        if ref.page + 1 < question_modal_page_count(tracked.snapshot.request):
+            self._drafts[view_id] = answers
+            return SubmissionCheck(view=render_question_modal(tracked.snapshot, ref.page + 1))
+        self._drafts.pop(view_id, None)
+        return SubmissionCheck(responses=answers, interaction_id=ref.interaction_id)
+
+    @staticmethod
+    def submitting_view() -> dict[str, Any]:
+        return render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT)
+
+    async def answer(
+        self, interaction_id: str, responses: list[InputResponse], actor: SlackActor
+    ) -> DecisionOutcome:
+        body = ResolveInteractionBody(
+            input_responses=responses, reason=slack_reason(VERB_ANSWERED, actor)
+        )
+        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_ANSWERED)
+        return await self._decisions.decide(interaction_id, body, decision)
+
+    async def finish_submission(
+        self, view_id: str, interaction_id: str, responses: list[InputResponse], actor: SlackActor
+    ) -> DecisionOutcome:
+        """Resolve, then replace the "Submitting…" modal with how it went."""
+        outcome = await self.answer(interaction_id, responses, actor)
+        if outcome.kind is OutcomeKind.REJECTED:
+            tracked = await self._store.get(interaction_id)
+            view = (
+                render_question_modal(tracked.snapshot, 0, errors_note=outcome.text)
+                if tracked is not None and tracked.snapshot.is_pending
+                else render_notice_modal(RESULT_TITLE, outcome.text)
+            )
+        elif outcome.kind is OutcomeKind.DELIVERED:
+            view = render_notice_modal(RESULT_TITLE, "✅ Your answer was sent to the agent.")
+        else:
+            view = render_notice_modal(RESULT_TITLE, outcome.text)
+        try:
+            await self._slack.update_view(view_id, view)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            # The person may have closed the modal; the message shows the outcome anyway.
+            log.info("could not update modal %s: %r", view_id, exc)
+        return outcome
+
+    async def choose_action(self, value: str, actor: SlackActor) -> tuple[str, DecisionOutcome]:
+        interaction_id, response = await self._parse_button(value, parse_action_choice)
+        if response is None:
+            return interaction_id, DecisionOutcome(
+                OutcomeKind.REJECTED, "That choice is no longer offered."
+            )
+        tracked = await self._store.get(interaction_id)
+        request = tracked.snapshot.request if tracked else None
+        action = request.action(response.request_id) if request else None
+        label = truncate(action.label if action else response.request_id, ACTION_LABEL_CHARS)
+        verb = f"Chose “{label}”"
+        body = ResolveInteractionBody(input_responses=[response], reason=slack_reason(verb, actor))
+        decision = SlackDecision(actor=actor, at=self._clock(), verb=verb)
+        return interaction_id, await self._decisions.decide(interaction_id, body, decision)
+
+    async def choose_quick_option(
+        self, value: str, actor: SlackActor
+    ) -> tuple[str, DecisionOutcome]:
+        interaction_id, response = await self._parse_button(value, parse_quick_option)
+        if response is None:
+            return interaction_id, DecisionOutcome(
+                OutcomeKind.REJECTED, "That choice is no longer offered."
+            )
+        return interaction_id, await self.answer(interaction_id, [response], actor)
+
+    async def dismiss(self, interaction_id: str, actor: SlackActor) -> DecisionOutcome:
+        body = ResolveInteractionBody(cancel=True, reason=slack_reason(VERB_DISMISSED, actor))
+        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_DISMISSED)
+        return await self._decisions.decide(interaction_id, body, decision)
+
+    async def external_options(
+        self, private_metadata: str, action_id: str, block_id: str, query: str
+    ) -> list[dict[str, Any]]:
+        ref = ModalRef.decode(private_metadata)
+        tracked = await self._store.get(ref.interaction_id) if ref else None
+        if tracked is None:
+            return []
+        return search_external_options(tracked.snapshot, action_id, block_id, query)
+
+    async def _parse_button(
+        self, value: str, parse: Callable[[Interaction, str], InputResponse | None]
+    ) -> tuple[str, InputResponse | None]:
+        interaction_id = interaction_id_of_value(value)
+        tracked = await self._store.get(interaction_id)
+        if tracked is None:
+            return interaction_id, None
+        return interaction_id, parse(tracked.snapshot, value)

@@ -1,0 +1,69 @@
+"""Approve, Deny, Approve-with-note: clicks and the reason modal's submission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+
+from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
+from bot.slack.listeners import actor_of, services_of
+from bot.slack.render.approval import interaction_id_from_block_id
+
+
+def channel_of(body: dict[str, Any]) -> str | None:
+    channel = body.get("channel") or {}
+    return channel.get("id") or (body.get("container") or {}).get("channel_id")
+
+
+def _reason(view: dict[str, Any]) -> str | None:
+    value = view["state"]["values"].get(REASON_BLOCK_ID, {}).get(ActionId.REASON_INPUT, {})
+    text = value.get("value")
+    return str(text) if text else None
+
+
+def register(app: AsyncApp) -> None:
+    @app.action(ActionId.APPROVE)
+    async def approve(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = await actor_of(services, body)
+        outcome = await services.approvals.decide(action["value"], actor, approve=True)
+        await services.presenter.tell(actor.user_id, action["value"], outcome, channel_of(body))
+
+    @app.action(ActionId.DENY)
+    async def deny(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        await services_of(context).forms.open_reason_modal(body["trigger_id"], action["value"], "deny")
+
+    @app.action(ActionId.APPROVAL_OVERFLOW)
+    async def overflow(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
+        chosen = (action.get("selected_option") or {}).get("value")
+        if interaction_id and chosen == OverflowValue.APPROVE_WITH_NOTE:
+            await services_of(context).forms.open_reason_modal(
+                body["trigger_id"], interaction_id, "approve_note"
+            )
+
+    async def submit_reason(
+        ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = await actor_of(services, body)
+        interaction_id = view["private_metadata"]
+        approve = view["callback_id"] == CallbackId.APPROVE_NOTE_MODAL
+        outcome = await services.approvals.decide(
+            interaction_id, actor, approve=approve, note=_reason(view)
+        )
+        await services.presenter.tell(actor.user_id, interaction_id, outcome)
+
+    app.view(CallbackId.DENY_MODAL)(submit_reason)
+    app.view(CallbackId.APPROVE_NOTE_MODAL)(submit_reason)

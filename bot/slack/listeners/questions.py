@@ -1,0 +1,91 @@
+"""Agent questions: Answer, action buttons, quick options, Dismiss, the modal, type-ahead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+
+from bot.slack.ids import ActionId, CallbackId, OverflowValue
+from bot.slack.listeners import actor_of, services_of
+from bot.slack.listeners.approvals import channel_of
+from bot.slack.question_form import action_id_pattern
+from bot.slack.render.question import interaction_id_from_block_id
+
+
+def register(app: AsyncApp) -> None:
+    @app.action(ActionId.ANSWER)
+    async def open_form(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        await services_of(context).forms.open_answer_modal(body["trigger_id"], action["value"])
+
+    @app.action(action_id_pattern(ActionId.QUESTION_ACTION))
+    async def choose_action(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = await actor_of(services, body)
+        interaction_id, outcome = await services.questions.choose_action(action["value"], actor)
+        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+
+    @app.action(action_id_pattern(ActionId.QUICK_OPTION))
+    async def choose_option(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = await actor_of(services, body)
+        interaction_id, outcome = await services.questions.choose_quick_option(
+            action["value"], actor
+        )
+        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+
+    @app.action(ActionId.QUESTION_OVERFLOW)
+    async def overflow(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        chosen = (action.get("selected_option") or {}).get("value")
+        interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
+        if chosen != OverflowValue.DISMISS or not interaction_id:
+            return
+        services = services_of(context)
+        actor = await actor_of(services, body)
+        outcome = await services.questions.dismiss(interaction_id, actor)
+        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+
+    @app.view(CallbackId.QUESTION_MODAL)
+    async def submit(
+        ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        services = services_of(context)
+        check = await services.questions.check_submission(
+            view["id"], view["private_metadata"], view["state"]["values"]
+        )
+        if check.errors:
+            await ack(response_action="errors", errors=check.errors)
+            return
+        if check.responses is None:
+            await ack(response_action="update", view=check.view)
+            return
+        await ack(response_action="update", view=services.questions.submitting_view())
+        actor = await actor_of(services, body)
+        interaction_id = check.interaction_id
+        outcome = await services.questions.finish_submission(
+            view["id"], interaction_id, check.responses, actor
+        )
+        await services.presenter.tell(actor.user_id, interaction_id, outcome)
+
+    @app.options(action_id_pattern(ActionId.ANSWER_INPUT))
+    async def type_ahead(ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
+        options = await services_of(context).questions.external_options(
+            body["view"]["private_metadata"],
+            body["action_id"],
+            body["block_id"],
+            str(body.get("value", "")),
+        )
+        await ack(options=options)
+

@@ -1,0 +1,1 @@
+"""The sync engine: poll Novo, post what is new once, keep every message true."""
