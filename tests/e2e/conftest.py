@@ -1,0 +1,156 @@
+"""The whole loop over real HTTP: Novo simulator + local Slack + the bridge.
+
+Nothing of the bridge is mocked: Slack's payloads arrive form-encoded and
+signed through `SlackDriver`, the bridge talks to both servers over loopback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.config import Settings, load_settings
+from bot.localslack.driver import SlackDriver
+from bot.localslack.server import LocalSlack, start_local_slack
+from bot.runtime import Bridge
+from bot.sim.server import SimServer, start_sim
+from bot.store import TrackedInteraction
+from tests.support import wait_until
+
+SIGNING_SECRET = "e2e-signing-secret"
+API_KEY = "novo-e2e-key"
+CHANNEL = "C0APPROVALS"
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class Loop:
+    """Everything a scenario needs, plus the small verbs scenarios share."""
+
+    sim: SimServer
+    slack: LocalSlack
+    bridge: Bridge
+    driver: SlackDriver
+    settings: Settings
+    http: httpx.AsyncClient
+
+    async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
+        response = await self.http.post(f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields})
+        assert response.status_code == 201, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def api_get(self, interaction_id: str) -> dict[str, Any]:
+        response = await self.http.get(
+            f"{self.sim.url}/v1/interactions/{interaction_id}",
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        )
+        result: dict[str, Any] = response.json()
+        return result
+
+    async def api_resolve(self, interaction_id: str, body: dict[str, Any]) -> httpx.Response:
+        return await self.http.post(
+            f"{self.sim.url}/v1/interactions/{interaction_id}/resolve",
+            json=body,
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        )
+
+    async def tracked(self, interaction_id: str) -> TrackedInteraction | None:
+        assert self.bridge.services is not None
+        return await self.bridge.services.store.get(interaction_id)
+
+    async def posted(self, interaction_id: str, timeout: float = 10.0) -> str:
+        """Wait until the bridge has posted the interaction; returns the message ts."""
+
+        async def probe() -> str | None:
+            tracked = await self.tracked(interaction_id)
+            return tracked.ts if tracked and tracked.state == "posted" else None
+
+        return await wait_until(probe, timeout=timeout, message=f"{interaction_id} posted")
+
+    def message_text(self, ts: str) -> str:
+        """Everything the channel shows for that message, as one string."""
+        message = self.slack.message(CHANNEL, ts)
+        assert message is not None
+        return message.text + "\n" + _block_text(message.blocks)
+
+    def action_ids(self, ts: str) -> list[str]:
+        message = self.slack.message(CHANNEL, ts)
+        assert message is not None
+        return [
+            str(element.get("action_id"))
+            for block in message.blocks
+            if block.get("type") == "actions"
+            for element in block.get("elements", [])
+        ]
+
+    async def shows(self, ts: str, *needles: str, timeout: float = 10.0) -> str:
+        def probe() -> str | None:
+            text = self.message_text(ts)
+            return text if all(n in text for n in needles) else None
+
+        return await wait_until(probe, timeout=timeout, message=f"message {ts} showing {needles}")
+
+    async def resolve_calls(self, interaction_id: str) -> list[dict[str, Any]]:
+        """Resolve requests the simulator received for this interaction (any status)."""
+        response = await self.http.get(f"{self.sim.url}/_sim/log")
+        path = f"/v1/interactions/{interaction_id}/resolve"
+        return [
+            r for r in response.json()["requests"] if r["method"] == "POST" and r["path"] == path
+        ]
+
+    async def fault(self, **spec: Any) -> None:
+        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
+        assert response.status_code < 300, response.text
+
+
+def _block_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "\n".join(_block_text(v) for k, v in value.items() if k != "value")
+    if isinstance(value, list):
+        return "\n".join(_block_text(v) for v in value)
+    return value if isinstance(value, str) else ""
+
+
+def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
+    return load_settings(
+        SLACK_BOT_TOKEN=slack.bot_token,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=slack.api_url,
+        NOVO_API_URL=sim.url,
+        NOVO_API_KEY=API_KEY,
+        NOVO_SLACK_CHANNEL=CHANNEL,
+        NOVO_SLACK_DB=str(db),
+        NOVO_SLACK_PORT=0,
+        NOVO_SLACK_POLL_SECONDS=POLL_SECONDS,
+        _env_file=None,
+    )
+
+
+def fast_bridge(settings: Settings) -> Bridge:
+    return Bridge(settings, host="127.0.0.1", novo_retry_base=0.01, redelivery_base=0.05)
+
+
+@pytest.fixture
+async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
+    async with (
+        await start_sim(api_key=API_KEY) as sim,
+        await start_local_slack() as slack,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        slack.add_user("U0ADA", "ada", "Ada Lovelace")
+        slack.add_user("U0GRACE", "grace", "Grace Hopper")
+        settings = bridge_settings(sim, slack, tmp_path / "bridge.db")
+        bridge = fast_bridge(settings)
+        await bridge.start()
+        try:
+            assert bridge.url is not None
+            driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
+            yield Loop(sim, slack, bridge, driver, settings, http)
+        finally:
+            await bridge.stop()
