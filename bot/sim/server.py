@@ -1,0 +1,451 @@
+"""The simulator's HTTP face: the public Interactions API and the `/_sim` control API.
+
+The bridge, its tests, its demo and its benchmarks all talk to this server as
+they would to Novo, so everything a client can observe over HTTP is here:
+auth, the error bodies and statuses of Part 2, injected faults and latency,
+and a log of what the public routes were asked. The semantics live in
+`state.py`; the handlers only parse, call it and serialize.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import random
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal, TypeVar, get_args
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from bot.novo.errors import ResolveRuleError
+from bot.novo.models import (
+    BatchResolveResult,
+    InteractionKind,
+    InteractionStatus,
+    ResolveInteractionBody,
+    format_timestamp,
+)
+from bot.novo.rules import PAGE_LIMIT_DEFAULT
+from bot.sim import demo_data
+from bot.sim.state import (
+    DEFAULT_PARK_SECONDS,
+    InteractionSpec,
+    ListFilter,
+    SimError,
+    SimState,
+    invalid_request,
+)
+
+log = logging.getLogger(__name__)
+
+PUBLIC_PREFIX = "/v1/"
+RETRY_AFTER_SECONDS = 1
+MAX_LATENCY_MS = 60_000
+_FAULT_TYPES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    404: "interaction_not_found",
+    409: "idempotency_key_conflict",
+    429: "rate_limited",
+}
+# Route name -> the fault group (`routes` of /_sim/faults) it belongs to.
+_FAULT_GROUPS = {"list": "list", "get": "get", "resolve": "resolve", "resolve_batch": "resolve"}
+
+_M = TypeVar("_M", bound=BaseModel)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class FaultSpec(BaseModel):
+    """`POST /_sim/faults`: the defaults (an empty body) inject nothing."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True
+    )
+
+    error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    status: int = Field(default=503, ge=400, le=599)
+    latency_ms: float = Field(default=0.0, ge=0.0, le=MAX_LATENCY_MS)
+    routes: Literal["all", "list", "get", "resolve"] = "all"
+    seed: int | None = None
+
+    def covers(self, route_name: str | None) -> bool:
+        group = _FAULT_GROUPS.get(route_name or "")
+        return group is not None and self.routes in ("all", group)
+
+
+class ExtendSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seconds: float = Field(ge=0, allow_inf_nan=False)
+
+
+@dataclass
+class SimControl:
+    """What the control API changes besides the interactions: faults, the request log."""
+
+    api_key: str | None
+    rng: random.Random
+    faults: FaultSpec = field(default_factory=FaultSpec)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+STATE = web.AppKey("state", SimState)
+CONTROL = web.AppKey("control", SimControl)
+
+
+def _error(status: int, type_: str, message: str, **headers: str) -> web.Response:
+    body = {"error": {"type": type_, "message": message}}
+    return web.json_response(body, status=status, headers=headers or None)
+
+
+def _describe(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "body"
+    return f"{where}: {first['msg']}"
+
+
+# -- middlewares (outermost first) ------------------------------------------------------------
+
+
+@web.middleware
+async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Log every public request, faulted and refused ones included, in the order received."""
+    if not request.path.startswith(PUBLIC_PREFIX):
+        return await handler(request)
+    entry: dict[str, Any] = {
+        "method": request.method,
+        "path": request.path,
+        "query": dict(request.query),
+        "status": None,
+        "at": format_timestamp(request.app[STATE].now()),
+    }
+    request.app[CONTROL].requests.append(entry)
+    response = await handler(request)
+    entry["status"] = response.status
+    return response
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn every refusal into Part 2's error body, so no client meets an HTML page."""
+    try:
+        return await handler(request)
+    except SimError as exc:
+        return _error(exc.status, exc.type, exc.message)
+    except ResolveRuleError as exc:
+        return _error(400, exc.type, exc.message)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        kinds = {404: "not_found", 405: "method_not_allowed"}
+        return _error(exc.status, kinds.get(exc.status, "invalid_request"), exc.reason)
+    except Exception:
+        log.exception("simulator failed on %s %s", request.method, request.path)
+        return _error(500, "internal_error", "the simulator failed; see its log")
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Auth, then injected faults, on public routes; expiry applied before any request."""
+    control = request.app[CONTROL]
+    if request.path.startswith(PUBLIC_PREFIX):
+        _check_auth(request, control.api_key)
+        faulted = await _fault(request, control)
+        if faulted is not None:
+            return faulted
+    request.app[STATE].expire_due()
+    return await handler(request)
+
+
+def _check_auth(request: web.Request, api_key: str | None) -> None:
+    if api_key is None:
+        return
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), api_key.encode()):
+        raise SimError(401, "unauthorized", "missing or wrong API key")
+
+
+async def _fault(request: web.Request, control: SimControl) -> web.Response | None:
+    """An injected failure answered WITHOUT applying the request, or None to go on."""
+    faults = control.faults
+    if not faults.covers(request.match_info.route.name):
+        return None
+    if faults.latency_ms:
+        await asyncio.sleep(faults.latency_ms / 1000)
+    if control.rng.random() >= faults.error_rate:
+        return None
+    status = faults.status
+    type_ = "internal_error" if status >= 500 else _FAULT_TYPES.get(status, "invalid_request")
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 429 else {}
+    return _error(status, type_, "injected fault", **headers)
+
+
+# -- public routes ----------------------------------------------------------------------------
+
+
+def _param(request: web.Request, name: str) -> str | None:
+    values = request.query.getall(name, [])
+    if len(values) > 1:
+        raise invalid_request(f"{name} is given more than once")
+    if values and not values[0]:
+        raise invalid_request(f"{name} must not be empty")
+    return values[0] if values else None
+
+
+def _choice(request: web.Request, name: str, allowed: tuple[str, ...]) -> Any:
+    value = _param(request, name)
+    if value is not None and value not in allowed:
+        raise invalid_request(f"{name} must be one of {', '.join(allowed)}")
+    return value
+
+
+def _limit(request: web.Request) -> int:
+    value = _param(request, "limit")
+    if value is None:
+        return PAGE_LIMIT_DEFAULT
+    if not value.isascii() or not value.isdigit():
+        raise invalid_request("limit must be an integer")
+    return int(value)
+
+
+async def _json(request: web.Request) -> Any:
+    try:
+        return json.loads(await request.read())
+    except ValueError:
+        raise invalid_request("the body is not JSON") from None
+
+
+async def list_interactions(request: web.Request) -> web.Response:
+    where = ListFilter(
+        run_id=_param(request, "runId"),
+        status=_choice(request, "status", get_args(InteractionStatus)),
+        kind=_choice(request, "kind", get_args(InteractionKind)),
+    )
+    page = request.app[STATE].list_page(
+        where, limit=_limit(request), cursor=_param(request, "cursor")
+    )
+    return web.json_response(
+        {
+            "object": "list",
+            "data": [item.to_wire() for item in page.data],
+            "hasMore": page.has_more,
+            "nextCursor": page.next_cursor,
+        }
+    )
+
+
+async def get_interaction(request: web.Request) -> web.Response:
+    item = request.app[STATE].get(request.match_info["id"])
+    return web.json_response(item.to_wire())
+
+
+async def resolve_interaction(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    interaction_id = request.match_info["id"]
+    data = await _json(request)
+    state.get(interaction_id)  # an unknown id is 404 whatever the body says
+    try:
+        body = ResolveInteractionBody.model_validate(data, strict=True)
+    except ValidationError as exc:
+        raise SimError(400, "invalid_body", _describe(exc)) from None
+    return web.json_response(state.resolve(interaction_id, body).to_wire())
+
+
+async def resolve_batch(request: web.Request) -> web.Response:
+    data = await _json(request)
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise invalid_request("the body must be an object with an items list")
+    results = request.app[STATE].resolve_batch(request.match_info["root_run_id"], items)
+    body = BatchResolveResult(items=results).model_dump(mode="json", by_alias=True)
+    return web.json_response(body)
+
+
+# -- control routes ---------------------------------------------------------------------------
+
+
+def _parse_control(model: type[_M], data: Any) -> _M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_request(_describe(exc)) from None
+
+
+async def create_interaction(request: web.Request) -> web.Response:
+    spec = _parse_control(InteractionSpec, await _json(request))
+    return web.json_response(request.app[STATE].create(spec).to_wire(), status=201)
+
+
+async def extend_interaction(request: web.Request) -> web.Response:
+    spec = _parse_control(ExtendSpec, await _json(request))
+    item = request.app[STATE].extend(request.match_info["id"], spec.seconds)
+    return web.json_response(item.to_wire())
+
+
+async def terminate_run(request: web.Request) -> web.Response:
+    run_id = request.match_info["run_id"]
+    pending = request.app[STATE].terminate(run_id)
+    return web.json_response({"runId": run_id, "terminated": True, "pending": pending})
+
+
+async def set_faults(request: web.Request) -> web.Response:
+    control = request.app[CONTROL]
+    spec = _parse_control(FaultSpec, await _json(request))
+    if spec.seed is not None:
+        control.rng.seed(spec.seed)
+    control.faults = spec
+    return web.json_response(spec.model_dump(by_alias=True, exclude={"seed"}))
+
+
+async def get_faults(request: web.Request) -> web.Response:
+    faults = request.app[CONTROL].faults
+    return web.json_response(faults.model_dump(by_alias=True, exclude={"seed"}))
+
+
+async def get_log(request: web.Request) -> web.Response:
+    return web.json_response({"requests": request.app[CONTROL].requests})
+
+
+async def clear_log(request: web.Request) -> web.Response:
+    request.app[CONTROL].requests.clear()
+    return web.json_response({"requests": []})
+
+
+async def reset(request: web.Request) -> web.Response:
+    control = request.app[CONTROL]
+    request.app[STATE].reset()
+    control.faults = FaultSpec()
+    control.requests.clear()
+    return web.json_response({"reset": True})
+
+
+def build_app(state: SimState, *, api_key: str | None, rng: random.Random) -> web.Application:
+    app = web.Application(middlewares=[_record, _errors, _guard])
+    app[STATE] = state
+    app[CONTROL] = SimControl(api_key=api_key, rng=rng)
+    app.router.add_get("/v1/interactions", list_interactions, name="list")
+    app.router.add_get("/v1/interactions/{id}", get_interaction, name="get")
+    app.router.add_post("/v1/interactions/{id}/resolve", resolve_interaction, name="resolve")
+    app.router.add_post(
+        "/v1/runs/{root_run_id}/interactions/resolve", resolve_batch, name="resolve_batch"
+    )
+    app.router.add_post("/_sim/interactions", create_interaction)
+    app.router.add_post("/_sim/interactions/{id}/extend", extend_interaction)
+    app.router.add_post("/_sim/runs/{run_id}/terminate", terminate_run)
+    app.router.add_post("/_sim/faults", set_faults)
+    app.router.add_get("/_sim/faults", get_faults)
+    app.router.add_get("/_sim/log", get_log)
+    app.router.add_delete("/_sim/log", clear_log)
+    app.router.add_post("/_sim/reset", reset)
+    return app
+
+
+# -- running it -------------------------------------------------------------------------------
+
+
+class SimServer:
+    """A running simulator: its base URL, its state, and the tasks that keep time for it."""
+
+    def __init__(
+        self, url: str, state: SimState, runner: web.AppRunner, tasks: list[asyncio.Task[None]]
+    ) -> None:
+        self.url = url
+        self.state = state
+        self._runner = runner
+        self._tasks = tasks
+        self._closed = False
+
+    async def close(self) -> None:
+        """Stop the timers and the listener; calling it again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        await self._runner.cleanup()
+
+    async def __aenter__(self) -> SimServer:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+async def start_sim(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    api_key: str | None = None,
+    park_seconds: float = DEFAULT_PARK_SECONDS,
+    demo: bool = False,
+    demo_interval_seconds: float = demo_data.DEFAULT_INTERVAL_SECONDS,
+    seed: int | None = None,
+) -> SimServer:
+    """Start a simulator on `host:port` (0 picks a free port) and return once it listens."""
+    state = SimState(park_seconds=park_seconds)
+    if demo:
+        demo_data.seed(state)
+    app = build_app(state, api_key=api_key or None, rng=random.Random(seed))
+    runner = web.AppRunner(app)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    bound_port = int(runner.addresses[0][1])
+    tasks = [asyncio.create_task(state.watch_expiry(), name="sim-expiry")]
+    if demo:
+        feed = demo_data.feed(state, demo_interval_seconds)
+        tasks.append(asyncio.create_task(feed, name="sim-demo-feed"))
+    return SimServer(_url(host, bound_port), state, runner, tasks)
+
+
+async def _serve(
+    host: str, port: int, *, api_key: str | None, park_seconds: float, demo: bool
+) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with await start_sim(
+        host, port, api_key=api_key, park_seconds=park_seconds, demo=demo
+    ) as sim:
+        log.info(
+            "Novo simulator listening on %s (auth %s, demo %s)",
+            sim.url,
+            "on" if api_key else "off",
+            "on" if demo else "off",
+        )
+        await stop.wait()
+    log.info("Novo simulator stopped")
+
+
+def run_sim(host: str, port: int, *, api_key: str | None, park_seconds: float, demo: bool) -> None:
+    """Serve until SIGINT or SIGTERM, for `novo-slack sim`; the API key is never logged."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    asyncio.run(_serve(host, port, api_key=api_key, park_seconds=park_seconds, demo=demo))

@@ -1,0 +1,133 @@
+"""Fixtures for the simulator's tests: a running simulator, an HTTP client, a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.sim import SimServer, SimState, start_sim
+
+Json = dict[str, Any]
+Create = Callable[..., Awaitable[Json]]
+Poll = Callable[[Callable[[], bool]], Awaitable[None]]
+PARK_SECONDS = 900.0
+
+# The doc's own example of a question's request (Part 2), plus an optional single choice.
+_MIGRATION_REQUEST: Json = {
+    "title": "Which environments should the migration run in?",
+    "details": "Optional longer text (markdown).",
+    "questions": [
+        {
+            "id": "q_env",
+            "prompt": "Environments",
+            "multiple": True,
+            "options": [
+                {"id": "staging", "label": "Staging"},
+                {"id": "prod", "label": "Production", "description": "Needs a change ticket"},
+            ],
+        },
+        {
+            "id": "q_window",
+            "prompt": "Maintenance window",
+            "allowOther": True,
+            "options": [
+                {"id": "tonight", "label": "Tonight"},
+                {"id": "weekend", "label": "Weekend"},
+            ],
+        },
+        {
+            "id": "q_notes",
+            "prompt": "Anything the agent should know?",
+            "multiline": True,
+            "optional": True,
+        },
+        {
+            "id": "q_size",
+            "prompt": "Batch size",
+            "options": [{"id": "small", "label": "Small"}, {"id": "large", "label": "Large"}],
+            "optional": True,
+        },
+    ],
+    "actions": [{"id": "a_skip", "label": "Skip the migration", "style": "danger"}],
+}
+
+
+@dataclass
+class FakeClock:
+    """A clock that only moves when told to."""
+
+    now: datetime
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock(datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def state(fake_clock: FakeClock) -> SimState:
+    """A simulator state on a clock that moves only by `advance`."""
+    return SimState(fake_clock, park_seconds=PARK_SECONDS)
+
+
+@pytest.fixture
+def advance(fake_clock: FakeClock) -> Callable[[float], None]:
+    return fake_clock.advance
+
+
+@pytest.fixture
+def migration_request() -> Json:
+    return copy.deepcopy(_MIGRATION_REQUEST)
+
+
+@pytest.fixture
+async def sim() -> AsyncIterator[SimServer]:
+    async with await start_sim(port=0, seed=1) as server:
+        yield server
+
+
+@pytest.fixture
+async def client(sim: SimServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=sim.url, timeout=5.0) as http:
+        yield http
+
+
+@pytest.fixture
+def create(client: httpx.AsyncClient) -> Create:
+    """Create an interaction through the control API and return it as the API shows it."""
+
+    async def _create(**spec: Any) -> Json:
+        response = await client.post("/_sim/interactions", json=spec)
+        assert response.status_code == 201, response.text
+        created: Json = response.json()
+        return created
+
+    return _create
+
+
+@pytest.fixture
+def poll() -> Poll:
+    return wait_for
+
+
+async def wait_for(condition: Callable[[], bool], within: float = 5.0) -> None:
+    """Poll `condition` until it holds, failing the test at the deadline."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("condition not met before the deadline")
+        await asyncio.sleep(0.01)
