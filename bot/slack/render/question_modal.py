@@ -1,0 +1,173 @@
+"""The modal that asks an agent's questions, page by page, and serves its searchable menus.
+
+The inputs themselves (which element, which block ids and option values) come
+from :mod:`bot.slack.question_form`, so that the parser reads back exactly
+what was rendered; this module adds what surrounds them: the request's title
+and details, the page line, a note about a refused answer, and the view.
+
+A request too large for one view is split into pages (see
+``question_form.page_layout``). Every page but the last submits with "Next":
+the caller answers that submission with ``response_action: update`` and the
+next page, keeping the answers it has parsed so far.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.novo.models import Interaction, QuestionRequest
+from bot.slack.ids import ActionId, CallbackId
+from bot.slack.limits import MODAL_BUTTON, MODAL_TITLE, STATIC_SELECT_OPTIONS
+from bot.slack.question_form import (
+    option_object,
+    other_option,
+    page_layout,
+    page_questions,
+    question_blocks,
+    question_index_of,
+)
+from bot.slack.render.common import ELLIPSIS, escape_inline, escape_mrkdwn, mrkdwn, plain_text
+
+MODAL_TITLE_TEXT = "Answer the agent"
+SUBMIT_TEXT = "Send answer"
+NEXT_TEXT = "Next"
+CLOSE_TEXT = "Cancel"
+NOTHING_TO_ANSWER = "There is nothing to fill in here: use the buttons in the message."
+
+TITLE_CHARS = 300
+DETAILS_CHARS = 2_900
+NOTE_CHARS = 500
+"""Caps on the page's own text; with the page line they keep a page's own blocks
+well inside question_form.PAGE_RESERVED_BYTES, whatever characters they hold."""
+
+
+def fit_escaped(text: str, limit: int, escape: Callable[[str], str] = escape_mrkdwn) -> str:
+    """``escape(text)`` in at most ``limit`` chars, cut on the raw text.
+
+    Cutting after escaping could split ``&amp;`` and show a stray ``&am``;
+    cutting before could let escaping grow it past the limit. The longest raw
+    prefix whose escaped form fits is found by bisection (escaping only grows).
+    """
+    escaped = escape(text)
+    if len(escaped) <= limit:
+        return escaped
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(escape(text[:middle])) + len(ELLIPSIS) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return escape(text[:low]) + ELLIPSIS
+
+
+@dataclass(frozen=True)
+class ModalRef:
+    """What a question modal's private_metadata carries: which interaction, which page."""
+
+    interaction_id: str
+    page: int
+
+    def encode(self) -> str:
+        return json.dumps({"id": self.interaction_id, "page": self.page}, separators=(",", ":"))
+
+    @classmethod
+    def decode(cls, raw: str) -> ModalRef | None:
+        """None for anything that is not metadata this module wrote."""
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        interaction_id, page = data.get("id"), data.get("page")
+        if not isinstance(interaction_id, str) or type(page) is not int or page < 0:
+            return None
+        return cls(interaction_id, page)
+
+
+def question_modal_page_count(request: QuestionRequest) -> int:
+    return len(page_layout(request))
+
+
+def _header_blocks(
+    request: QuestionRequest, page: int, page_count: int, errors_note: str | None
+) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    title = fit_escaped(request.title, TITLE_CHARS, escape_inline) if request.title else ""
+    if page == 0:
+        if title:
+            blocks.append({"type": "section", "text": mrkdwn(f"*{title}*", TITLE_CHARS + 2)})
+        if request.details:
+            details = fit_escaped(request.details, DETAILS_CHARS)
+            blocks.append({"type": "section", "text": mrkdwn(details, DETAILS_CHARS)})
+    if page_count > 1:
+        line = f"Page {page + 1} of {page_count}" + (f" · {title}" if title and page else "")
+        blocks.append({"type": "context", "elements": [mrkdwn(line, TITLE_CHARS + 40)]})
+    if errors_note:
+        note = fit_escaped(errors_note, NOTE_CHARS)
+        blocks.append({"type": "section", "text": mrkdwn(f"⚠️ {note}", NOTE_CHARS + 3)})
+    return blocks
+
+
+def render_question_modal(
+    interaction: Interaction, page: int = 0, *, errors_note: str | None = None
+) -> dict[str, Any]:
+    """One page of the form; ``errors_note`` tells why a previous answer was refused.
+
+    Raises ValueError for a page the request does not have.
+    """
+    request = interaction.request or QuestionRequest()
+    indices = page_questions(request, page)
+    page_count = question_modal_page_count(request)
+    blocks = _header_blocks(request, page, page_count, errors_note)
+    for index in indices:
+        blocks.extend(question_blocks(request.questions[index], index))
+    view: dict[str, Any] = {
+        "type": "modal",
+        "callback_id": CallbackId.QUESTION_MODAL.value,
+        "title": plain_text(MODAL_TITLE_TEXT, MODAL_TITLE),
+        "close": plain_text(CLOSE_TEXT, MODAL_BUTTON),
+        "private_metadata": ModalRef(interaction.id, page).encode(),
+        "blocks": blocks,
+    }
+    if indices:
+        submit = NEXT_TEXT if page < page_count - 1 else SUBMIT_TEXT
+        view["submit"] = plain_text(submit, MODAL_BUTTON)
+    else:
+        blocks.append(
+            {"type": "section", "text": mrkdwn(NOTHING_TO_ANSWER, len(NOTHING_TO_ANSWER))}
+        )
+    return view
+
+
+def search_external_options(
+    interaction: Interaction, action_id: str, block_id: str, query: str
+) -> list[dict[str, Any]]:
+    """Options for a searchable menu (block_suggestion): labels containing ``query``, any case.
+
+    Matching uses the full label, not the cut one shown. "Other…" is always
+    offered last when the question allows it, so a person who cannot find
+    their answer can still write it. Unknown blocks get no options.
+    """
+    index = question_index_of(block_id)
+    request = interaction.request
+    if action_id != ActionId.ANSWER_INPUT or request is None or index is None:
+        return []
+    if index >= len(request.questions):
+        return []
+    question = request.questions[index]
+    needle = query.strip().casefold()
+    room = STATIC_SELECT_OPTIONS - (1 if question.allow_other else 0)
+    found: list[dict[str, Any]] = []
+    for position, option in enumerate(question.options or []):
+        if len(found) >= room:
+            break
+        if needle in (option.label or option.id).casefold():
+            found.append(option_object(question, position))
+    if question.allow_other:
+        found.append(other_option())
+    return found
