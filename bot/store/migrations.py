@@ -22,6 +22,7 @@ MIGRATIONS: tuple[str, ...] = (
         ts              TEXT,
         rendered_hash   TEXT,
         gone            INTEGER NOT NULL DEFAULT 0,
+        synced          INTEGER NOT NULL DEFAULT 0,
         decided_by_id   TEXT,
         decided_by_name TEXT,
         decided_verb    TEXT,

@@ -140,25 +140,29 @@ class Store:
     async def update_snapshot(self, interaction: Interaction, now: datetime) -> None:
         """Keep the newest API record; never move a finalized record back to pending."""
         await self._write(
-            "UPDATE interactions SET snapshot = ?, status = ?, updated_at = ?"
+            "UPDATE interactions SET snapshot = ?, status = ?, updated_at = ?,"
+            " synced = CASE WHEN status = ? THEN synced ELSE 0 END"
             " WHERE id = ? AND (status = 'pending' OR ? != 'pending')",
             (
                 json.dumps(interaction.to_wire()),
                 interaction.status,
                 _iso(now),
+                interaction.status,
                 interaction.id,
                 interaction.status,
             ),
         )
 
     async def set_rendered_hash(self, interaction_id: str, rendered_hash: str) -> None:
+        """What Slack shows now; also marks the message as in step with the record."""
         await self._write(
-            "UPDATE interactions SET rendered_hash = ? WHERE id = ?", (rendered_hash, interaction_id)
+            "UPDATE interactions SET rendered_hash = ?, synced = 1 WHERE id = ?",
+            (rendered_hash, interaction_id),
         )
 
     async def mark_gone(self, interaction_id: str, now: datetime) -> None:
         await self._write(
-            "UPDATE interactions SET gone = 1, updated_at = ? WHERE id = ?",
+            "UPDATE interactions SET gone = 1, synced = 0, updated_at = ? WHERE id = ?",
             (_iso(now), interaction_id),
         )
 
@@ -193,6 +197,14 @@ class Store:
         rows = await self._rows(
             "SELECT * FROM interactions WHERE status = 'pending' AND gone = 0 AND state = 'posted'"
             " ORDER BY created_at"
+        )
+        return [_tracked(r) for r in rows]
+
+    async def out_of_step(self) -> list[TrackedInteraction]:
+        """Finished interactions whose message may not show it yet (an update failed)."""
+        rows = await self._rows(
+            "SELECT * FROM interactions WHERE synced = 0 AND state = 'posted'"
+            " AND (status != 'pending' OR gone = 1) ORDER BY updated_at"
         )
         return [_tracked(r) for r in rows]
 

@@ -73,6 +73,9 @@ class SyncEngine:
                 await self._finalize(tracked, report)
             elif await self._refresh(tracked.id, report):
                 report.updated += 1
+        for tracked in await self._store.out_of_step():
+            if await self._refresh(tracked.id, report):
+                report.updated += 1
         return report
 
     async def refresh_open(self) -> int:

@@ -60,6 +60,7 @@ class MessagePublisher:
             message = await self.render(tracked)
             digest = fingerprint(message)
             if digest == tracked.rendered_hash:
+                await self._store.set_rendered_hash(interaction_id, digest)
                 return False
             await self._slack.update_message(tracked.channel, tracked.ts, message)
             await self._store.set_rendered_hash(interaction_id, digest)
