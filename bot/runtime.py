@@ -97,16 +97,23 @@ class Bridge:
         self._scheduler.start()
 
     async def stop(self) -> None:
-        if self._scheduler is not None:
-            self._scheduler.shutdown(wait=False)
-        if self._socket is not None:
-            await self._socket.close_async()  # type: ignore[no-untyped-call]
-        if self._runner is not None:
-            await self._runner.cleanup()
-        if self.services is not None:
-            await self.services.novo.aclose()
-            await self.services.store.close()
-        log.info("bridge stopped")
+        """Stop taking requests, then jobs, then close connections; safe to call twice."""
+        scheduler, self._scheduler = self._scheduler, None
+        socket, self._socket = self._socket, None
+        runner, self._runner = self._runner, None
+        services, self.services = self.services, None
+        if socket is not None:
+            await socket.close_async()  # type: ignore[no-untyped-call]
+        if runner is not None:
+            await runner.cleanup()
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)
+        if self.jobs is not None:
+            await self.jobs.drain()
+        if services is not None:
+            await services.novo.aclose()
+            await services.store.close()
+            log.info("bridge stopped")
 
     async def __aenter__(self) -> Self:
         await self.start()

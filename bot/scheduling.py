@@ -6,6 +6,7 @@ poll backs off exponentially instead of hammering a Novo that is down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import UTC, datetime
@@ -31,10 +32,21 @@ class BridgeJobs:
         self._poll_seconds = poll_seconds
         self._failures = 0
         self._next_poll_at = 0.0
+        # one job body at a time: jobs share the store and publisher, and stop() drains them
+        self._running = asyncio.Lock()
+
+    async def drain(self) -> None:
+        """Wait for jobs already running, so shutdown never closes the store under them."""
+        async with self._running:
+            pass
 
     async def poll(self) -> None:
         if time.monotonic() < self._next_poll_at:
             return
+        async with self._running:
+            await self._poll()
+
+    async def _poll(self) -> None:
         try:
             report = await self._services.engine.poll_once()
         except NovoError as exc:
@@ -55,6 +67,10 @@ class BridgeJobs:
             )
 
     async def redeliver(self) -> None:
+        async with self._running:
+            await self._redeliver()
+
+    async def _redeliver(self) -> None:
         for queued, outcome in await self._services.decisions.deliver_due():
             if outcome.kind not in (OutcomeKind.DELIVERED, OutcomeKind.QUEUED):
                 await self._services.presenter.tell(
@@ -62,7 +78,8 @@ class BridgeJobs:
                 )
 
     async def refresh_countdowns(self) -> None:
-        await self._services.engine.refresh_open()
+        async with self._running:
+            await self._services.engine.refresh_open()
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}

@@ -148,9 +148,11 @@ async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
         settings = bridge_settings(sim, slack, tmp_path / "bridge.db")
         bridge = fast_bridge(settings)
         await bridge.start()
+        assert bridge.url is not None
+        driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
+        scenario = Loop(sim, slack, bridge, driver, settings, http)
         try:
-            assert bridge.url is not None
-            driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
-            yield Loop(sim, slack, bridge, driver, settings, http)
+            yield scenario
         finally:
-            await bridge.stop()
+            await scenario.bridge.stop()  # a scenario may have restarted it
+            await driver.aclose()
