@@ -46,3 +46,16 @@ METADATA_EVENT_TYPE = "novo_interaction"
 """Slack message metadata event type; its payload carries the interaction id."""
 
 REASON_BLOCK_ID = "novo_reason_block"
+
+APPROVAL_ACTIONS_BLOCK_PREFIX = "novo_approval_actions"
+"""The approval message's actions block_id is `<prefix>:<interaction id>`.
+
+The overflow menu's option value is a fixed OverflowValue, so a listener
+handling it finds the interaction in the block_id (see
+`render.approval.interaction_id_from_block_id`).
+"""
+
+QUESTION_ACTIONS_BLOCK_PREFIX = "novo_q_actions"
+"""The question message's actions block_id is `<prefix>:<interaction id>`, so the Dismiss
+overflow's listener finds the interaction as the approval's does (see
+`render.question.interaction_id_from_block_id`)."""

@@ -8,6 +8,7 @@ here is a pure function.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -47,7 +48,8 @@ def escape_inline(text: str) -> str:
 
 def code_block(text: str, limit: int) -> str:
     """A ``` block holding `text` verbatim (escaped), the whole block at most `limit` chars."""
-    body = escape_mrkdwn(text).replace("```", "`" + _ZWSP + "``")
+    # a zero-width space between every two backticks: no run of them can close the fence
+    body = re.sub(r"`(?=`)", "`" + _ZWSP, escape_mrkdwn(text))
     fence = "```"
     room = limit - 2 * len(fence) - 2
     return f"{fence}\n{truncate(body, room)}\n{fence}"

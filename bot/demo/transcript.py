@@ -1,0 +1,100 @@
+"""Prints what the demo's channel shows and what Novo receives, as it happens."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+import httpx
+
+from bot.localslack.server import LocalSlack
+
+LINE_CHARS = 118
+FOLLOW_INTERVAL = 0.25
+_MENTION = re.compile(r"<@(U[A-Z0-9]+)>")
+_DATE = re.compile(r"<!date\^\d+\^[^|>]*\|([^>]*)>")
+
+
+class Transcript:
+    def __init__(
+        self, slack: LocalSlack, sim_url: str, http: httpx.AsyncClient, channel: str, started: float
+    ) -> None:
+        self._slack = slack
+        self._sim_url = sim_url
+        self._http = http
+        self._channel = channel
+        self._started = started
+        self._seen_calls = 0
+        self._seen_requests = 0
+
+    def say(self, text: str) -> None:
+        elapsed = time.monotonic() - self._started
+        print(f"[{int(elapsed // 60):02d}:{int(elapsed % 60):02d}] {text}", flush=True)
+
+    def banner(self, sim_url: str, slack_url: str, bridge_url: str) -> None:
+        print(
+            "novo-slack demo: a Novo simulator creates approvals and questions, the bridge posts\n"
+            "them to #agent-approvals on a local Slack, and scripted people click through them.\n"
+            f"  Novo simulator  {sim_url}   (try: curl {sim_url}/_sim/log)\n"
+            f"  local Slack     {slack_url}  (try: curl '{slack_url}/_test/messages?channel={self._channel}')\n"
+            f"  bridge          {bridge_url}/slack/events\n"
+            "Ctrl-C to stop.\n",
+            flush=True,
+        )
+
+    def _readable(self, text: str) -> str:
+        def name(match: re.Match[str]) -> str:
+            user = self._slack.user(match.group(1))
+            return "@" + (user.display_name if user else match.group(1))
+
+        text = _DATE.sub(lambda m: m.group(1), _MENTION.sub(name, text))
+        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        text = " ".join(text.split())
+        return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
+
+    def _who(self, user_id: str) -> str:
+        user = self._slack.user(user_id)
+        return user.display_name if user else user_id
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self._print_new_calls()
+            await self._print_new_resolves()
+            await asyncio.sleep(FOLLOW_INTERVAL)
+
+    def _print_new_calls(self) -> None:
+        calls = self._slack.calls()
+        for call in calls[self._seen_calls :]:
+            self._print_call(call.method, call.args, call.response)
+        self._seen_calls = len(calls)
+
+    def _print_call(self, method: str, args: dict[str, Any], response: dict[str, Any]) -> None:
+        channel = "#agent-approvals"
+        if not response.get("ok"):
+            self.say(f"{method} refused by Slack: {response.get('error')}")
+        elif method == "chat.postMessage":
+            self.say(f"{channel} NEW   {self._readable(str(args.get('text', '')))}")
+        elif method == "chat.update":
+            self.say(f"{channel} EDIT  {self._readable(str(args.get('text', '')))}")
+        elif method == "chat.postEphemeral":
+            who = self._who(str(args.get("user", "")))
+            self.say(f"{channel} (only {who} sees) {self._readable(str(args.get('text', '')))}")
+        elif method in ("views.open", "views.update", "views.push"):
+            view = args.get("view") or {}
+            if isinstance(view, dict):
+                title = (view.get("title") or {}).get("text", "")
+                self.say(f"modal {method.split('.')[1]:6} “{title}”")
+
+    async def _print_new_resolves(self) -> None:
+        try:
+            response = await self._http.get(f"{self._sim_url}/_sim/log")
+        except httpx.HTTPError:
+            return
+        requests = response.json().get("requests", [])
+        for entry in requests[self._seen_requests :]:
+            if entry["method"] == "POST" and entry["path"].endswith("/resolve"):
+                target = entry["path"].split("/")[3]
+                self.say(f"Novo  ← resolve {target} → HTTP {entry['status']}")
+        self._seen_requests = len(requests)

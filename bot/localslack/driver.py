@@ -1,0 +1,268 @@
+"""Plays the Slack side of a click: signed interaction payloads sent to the bridge.
+
+Slack posts `payload=<json>` form bodies signed with the app's signing
+secret; the bridge must accept exactly that and nothing unsigned. The driver
+builds each payload from what the local Slack shows (so only rendered
+buttons can be clicked), signs it as Slack does, and applies a modal
+submission's ack to the stored views as Slack would.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from slack_sdk.signature import SignatureVerifier
+
+from bot.localslack.payloads import (
+    action,
+    envelope,
+    find_element,
+    find_option,
+    message_container,
+    submitted_state,
+    user_object,
+    view_container,
+)
+from bot.localslack.records import StoredMessage, StoredView
+from bot.localslack.server import LocalSlack
+
+FORM = "application/x-www-form-urlencoded"
+_TIMEOUT_SECONDS = 10.0
+
+__all__ = ["FORM", "SlackDriver", "find_element", "find_option"]
+
+
+class SlackDriver:
+    """Sends the bridge what Slack sends when a person clicks, picks, types or submits."""
+
+    def __init__(
+        self,
+        bridge_url: str,
+        signing_secret: str,
+        slack: LocalSlack,
+        *,
+        team_id: str = "T0LOCAL",
+        api_app_id: str = "A0LOCAL",
+        clock: Callable[[], float] = time.time,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.events_url = f"{bridge_url.rstrip('/')}/slack/events"
+        self.slack = slack
+        self._verifier = SignatureVerifier(signing_secret)
+        self._team_id = team_id
+        self._identity = replace(slack.identity, team_id=team_id, app_id=api_app_id)
+        self._clock = clock
+        self._http = http or httpx.AsyncClient(timeout=_TIMEOUT_SECONDS)
+        self._owns_http = http is None
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> SlackDriver:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------ messages
+
+    async def click_message_button(
+        self,
+        user_id: str,
+        channel: str,
+        ts: str,
+        action_id: str,
+        *,
+        value: str | None = None,
+        block_id: str | None = None,
+    ) -> httpx.Response:
+        message = self._message(channel, ts)
+        block, element = find_element(message.blocks, action_id, value=value, block_id=block_id)
+        return await self._send(
+            self._message_action(user_id, message, action(block, element, self._ts()))
+        )
+
+    async def choose_overflow(
+        self, user_id: str, channel: str, ts: str, action_id: str, option_value: str
+    ) -> httpx.Response:
+        message = self._message(channel, ts)
+        block, element = find_element(message.blocks, action_id)
+        picked = find_option(element, option_value)
+        entry = action(block, element, self._ts(), selected_option=picked)
+        entry.pop("value", None)
+        return await self._send(self._message_action(user_id, message, entry))
+
+    # ------------------------------------------------------------------ views
+
+    async def click_view_button(
+        self,
+        user_id: str,
+        view_id: str,
+        action_id: str,
+        *,
+        value: str | None = None,
+        state_values: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+    ) -> httpx.Response:
+        view = self._open_view(view_id)
+        if state_values is not None:
+            self.slack.set_view_state(view_id, _plain(state_values))
+        block, element = find_element(view.blocks, action_id, value=value)
+        payload = {
+            **envelope("block_actions", self._identity, self._user(user_id)),
+            "container": view_container(view),
+            "trigger_id": self.slack.issue_trigger(user_id, view_id=view.id),
+            "view": view.to_api(),
+            "actions": [action(block, element, self._ts())],
+        }
+        return await self._send(payload)
+
+    async def submit_view(
+        self, user_id: str, view_id: str, values: dict[str, dict[str, dict[str, Any]]]
+    ) -> httpx.Response:
+        """Submit the modal with `values` (missing inputs are sent empty, as Slack does).
+
+        The ack is applied to the stored views the way Slack applies it
+        (close, update, push, errors, clear); an ack Slack would refuse raises
+        AssertionError.
+        """
+        view = self._open_view(view_id)
+        self.slack.set_view_state(view_id, submitted_state(view, values))
+        payload = {
+            **envelope("view_submission", self._identity, self._user(user_id)),
+            "trigger_id": self.slack.issue_trigger(user_id, view_id=view.id),
+            "view": view.to_api(),
+            "response_urls": [],
+        }
+        response = await self._send(payload)
+        if response.status_code == 200:
+            problems = self.slack.apply_view_response(view_id, _ack_body(response))
+            if problems:
+                raise AssertionError(f"Slack would refuse the view_submission ack: {problems}")
+        return response
+
+    async def load_options(
+        self, user_id: str, view_id: str, action_id: str, block_id: str, query: str
+    ) -> httpx.Response:
+        view = self._open_view(view_id)
+        find_element(view.blocks, action_id, block_id=block_id)
+        payload = {
+            **envelope("block_suggestion", self._identity, self._user(user_id)),
+            "container": view_container(view),
+            "action_id": action_id,
+            "block_id": block_id,
+            "value": query,
+            "view": view.to_api(),
+        }
+        return await self._send(payload)
+
+    def selected_option(
+        self, view_id: str, block_id: str, action_id: str, value: str
+    ) -> dict[str, Any]:
+        """`{"selected_option": ...}` for `submit_view`, taken from the view's own options."""
+        _, element = find_element(self.slack.view(view_id).blocks, action_id, block_id=block_id)
+        return {"selected_option": find_option(element, value)}
+
+    def selected_options(
+        self, view_id: str, block_id: str, action_id: str, values: list[str]
+    ) -> dict[str, Any]:
+        """`{"selected_options": [...]}` for `submit_view`, in the order given."""
+        _, element = find_element(self.slack.view(view_id).blocks, action_id, block_id=block_id)
+        return {"selected_options": [find_option(element, v) for v in values]}
+
+    # ------------------------------------------------------------------ wire
+
+    async def send_raw(
+        self,
+        body: bytes,
+        *,
+        timestamp: str | None = None,
+        signature: str | None = None,
+        content_type: str = FORM,
+    ) -> httpx.Response:
+        """POST `body` as Slack would; a given timestamp or signature is sent as is."""
+        timestamp = timestamp or str(int(self._clock()))
+        if signature is None:
+            signature = self.sign(body, timestamp)
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": timestamp,
+            "X-Slack-Signature": signature,
+        }
+        return await self._http.post(self.events_url, content=body, headers=headers)
+
+    def sign(self, body: bytes, timestamp: str) -> str:
+        signature = self._verifier.generate_signature(timestamp=timestamp, body=body.decode())
+        if signature is None:  # slack_sdk returns None only without a secret
+            raise ValueError("no signing secret")
+        return signature
+
+    @staticmethod
+    def encode(payload: Mapping[str, Any]) -> bytes:
+        """`payload=<json>`, form-encoded, the body Slack posts for interactions."""
+        return urlencode({"payload": json.dumps(payload, separators=(",", ":"))}).encode()
+
+    async def _send(self, payload: Mapping[str, Any]) -> httpx.Response:
+        return await self.send_raw(self.encode(payload))
+
+    def _message_action(
+        self, user_id: str, message: StoredMessage, entry: dict[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            **envelope("block_actions", self._identity, self._user(user_id)),
+            "container": message_container(message),
+            "trigger_id": self.slack.issue_trigger(user_id),
+            "channel": {"id": message.channel, "name": self.slack.channel_name(message.channel)},
+            "message": message.to_api(),
+            "state": {"values": {}},
+            "response_url": self.slack.issue_response_url(
+                message.channel, message.ts, user_id=user_id
+            ),
+            "actions": [entry],
+        }
+
+    def _user(self, user_id: str) -> dict[str, Any]:
+        user = self.slack.user(user_id)
+        if user is None:
+            raise AssertionError(f"no user {user_id} in the local Slack (add_user it first)")
+        return user_object(user, self._team_id)
+
+    def _message(self, channel: str, ts: str) -> StoredMessage:
+        message = self.slack.find_message(channel, ts)
+        if message is None:
+            raise AssertionError(f"no message {ts} in {channel}")
+        return message
+
+    def _open_view(self, view_id: str) -> StoredView:
+        view = self.slack.view(view_id)
+        if view.closed:
+            raise AssertionError(f"view {view_id} is closed; nobody can interact with it")
+        return view
+
+    def _ts(self) -> str:
+        return f"{self._clock():.6f}"
+
+
+def _ack_body(response: httpx.Response) -> dict[str, Any] | None:
+    if not response.content.strip():
+        return None
+    body = response.json()
+    if not isinstance(body, dict):
+        raise AssertionError(f"view_submission ack is not a JSON object: {response.text!r}")
+    return body
+
+
+def _plain(values: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    return {b: {a: dict(v) for a, v in by_action.items()} for b, by_action in values.items()}

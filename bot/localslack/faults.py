@@ -1,0 +1,100 @@
+"""Slack's bad days on demand: 429s on chat.postMessage and failing methods.
+
+The bridge's retry and backoff paths are only as good as the failures they
+were tested against, so tests script them here instead of hoping for them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+_WINDOW_SECONDS = 1.0  # "more than N posts per channel within a sliding second"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An HTTP answer that replaces the method's normal one."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+@dataclass
+class _Scripted:
+    remaining: int
+    failure: Failure
+
+
+class Faults:
+    """Scripted failures, consumed one call at a time, plus an optional automatic rate limit."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._post_limits: dict[str, _Scripted] = {}
+        self._method_failures: dict[str, _Scripted] = {}
+        self._auto_per_second: int | None = None
+        self._auto_retry_after = 1
+        self._recent_posts: defaultdict[str, deque[float]] = defaultdict(deque)
+
+    def rate_limit_post_message(self, channel: str, *, count: int, retry_after: int) -> None:
+        _script(self._post_limits, channel, count, _ratelimited(retry_after))
+
+    def set_post_message_rate(self, per_second: int | None, *, retry_after: int) -> None:
+        self._auto_per_second = per_second
+        self._auto_retry_after = retry_after
+        self._recent_posts.clear()
+
+    def fail_method(self, method: str, *, count: int, error: str, http_status: int) -> None:
+        body = {"ok": False, "error": error}
+        _script(self._method_failures, method, count, Failure(http_status, body, {}))
+
+    def before_call(self, method: str, channel: str | None) -> Failure | None:
+        """The failure this call meets, if any; consumes one scripted failure."""
+        failure = _consume(self._method_failures, method)
+        if failure is not None or method != "chat.postMessage" or channel is None:
+            return failure
+        failure = _consume(self._post_limits, channel)
+        if failure is not None:
+            return failure
+        return self._auto_limit(channel)
+
+    def after_post(self, channel: str) -> None:
+        """Counts an accepted post toward the sliding window."""
+        if self._auto_per_second is not None:
+            self._recent_posts[channel].append(self._clock())
+
+    def _auto_limit(self, channel: str) -> Failure | None:
+        if self._auto_per_second is None:
+            return None
+        recent = self._recent_posts[channel]
+        horizon = self._clock() - _WINDOW_SECONDS
+        while recent and recent[0] <= horizon:
+            recent.popleft()
+        if len(recent) >= self._auto_per_second:
+            return _ratelimited(self._auto_retry_after)
+        return None
+
+
+def _script(table: dict[str, _Scripted], key: str, count: int, failure: Failure) -> None:
+    if count > 0:
+        table[key] = _Scripted(count, failure)
+    else:
+        table.pop(key, None)
+
+
+def _consume(table: dict[str, _Scripted], key: str) -> Failure | None:
+    scripted = table.get(key)
+    if scripted is None:
+        return None
+    scripted.remaining -= 1
+    if scripted.remaining <= 0:
+        del table[key]
+    return scripted.failure
+
+
+def _ratelimited(retry_after: int) -> Failure:
+    return Failure(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)})

@@ -1,0 +1,196 @@
+"""What the local Slack holds, and the JSON shapes Slack gives each of them.
+
+Kept apart from the server so tests read plain dataclasses (`StoredMessage`,
+`StoredView`, ...) and the wire shapes live in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the bot is in the local workspace; the driver's payloads agree with it."""
+
+    team_id: str = "T0LOCAL"
+    team_name: str = "Novo Local"
+    team_domain: str = "novo-local"
+    app_id: str = "A0LOCAL"
+    bot_id: str = "B0LOCAL"
+    bot_user_id: str = "U0LOCALBOT"
+    bot_name: str = "novo"
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One Web API call (or response_url post) as the server saw and answered it."""
+
+    method: str
+    args: dict[str, Any]
+    response: dict[str, Any]
+    at: float
+    status: int = 200
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200 and self.response.get("ok") is True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "args": self.args,
+            "response": self.response,
+            "at": self.at,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class SlackUser:
+    id: str
+    name: str
+    display_name: str
+    real_name: str
+    tz: str = "UTC"
+
+    def to_api(self, team_id: str) -> dict[str, Any]:
+        """users.info's `user` object, the fields a bot reads."""
+        offset = datetime.now(ZoneInfo(self.tz)).utcoffset()
+        return {
+            "id": self.id,
+            "team_id": team_id,
+            "name": self.name,
+            "deleted": False,
+            "real_name": self.real_name,
+            "tz": self.tz,
+            "tz_label": self.tz,
+            "tz_offset": int(offset.total_seconds()) if offset is not None else 0,
+            "is_bot": False,
+            "is_app_user": False,
+            "profile": {
+                "display_name": self.display_name,
+                "display_name_normalized": self.display_name,
+                "real_name": self.real_name,
+                "real_name_normalized": self.real_name,
+            },
+        }
+
+
+@dataclass
+class StoredMessage:
+    """A message as the channel shows it now (`edited_count` counts chat.update and replaces)."""
+
+    channel: str
+    ts: str
+    text: str
+    blocks: list[dict[str, Any]]
+    metadata: dict[str, Any] | None
+    user: str
+    bot_id: str
+    app_id: str
+    team: str
+    thread_ts: str | None = None
+    edited_count: int = 0
+    edited_ts: str | None = None
+
+    def to_api(self, *, include_metadata: bool = True) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "type": "message",
+            "subtype": "bot_message",
+            "user": self.user,
+            "bot_id": self.bot_id,
+            "app_id": self.app_id,
+            "team": self.team,
+            "text": self.text,
+            "ts": self.ts,
+            "blocks": self.blocks,
+        }
+        if self.thread_ts is not None:
+            message["thread_ts"] = self.thread_ts
+        if self.edited_ts is not None:
+            message["edited"] = {"user": self.user, "ts": self.edited_ts}
+        if include_metadata and self.metadata is not None:
+            message["metadata"] = self.metadata
+        return message
+
+
+@dataclass(frozen=True)
+class StoredEphemeral:
+    """An ephemeral message; `via` is "api" (chat.postEphemeral) or "response_url"."""
+
+    channel: str
+    user: str
+    ts: str
+    text: str
+    blocks: list[dict[str, Any]]
+    via: str = "api"
+
+
+@dataclass
+class StoredView:
+    """A modal or Home tab as Slack stores it: the app's payload plus Slack's own fields.
+
+    `errors` holds the last `response_action: errors` shown on it; `closed`
+    turns true when the user's submission (or a `clear`) closed it.
+    """
+
+    id: str
+    user_id: str
+    payload: dict[str, Any]
+    hash: str
+    root_view_id: str
+    previous_view_id: str | None
+    team_id: str
+    app_id: str
+    bot_id: str
+    state: dict[str, Any] = field(default_factory=lambda: {"values": {}})
+    closed: bool = False
+    errors: dict[str, str] | None = None
+
+    @property
+    def type(self) -> str:
+        return str(self.payload.get("type", "modal"))
+
+    @property
+    def callback_id(self) -> str:
+        return str(self.payload.get("callback_id", ""))
+
+    @property
+    def external_id(self) -> str:
+        return str(self.payload.get("external_id", ""))
+
+    @property
+    def private_metadata(self) -> str:
+        return str(self.payload.get("private_metadata", ""))
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        blocks: list[dict[str, Any]] = self.payload.get("blocks", [])
+        return blocks
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "team_id": self.team_id,
+            "type": self.type,
+            "blocks": self.blocks,
+            "private_metadata": self.private_metadata,
+            "callback_id": self.callback_id,
+            "state": self.state,
+            "hash": self.hash,
+            "title": self.payload.get("title"),
+            "clear_on_close": bool(self.payload.get("clear_on_close", False)),
+            "notify_on_close": bool(self.payload.get("notify_on_close", False)),
+            "close": self.payload.get("close"),
+            "submit": self.payload.get("submit"),
+            "previous_view_id": self.previous_view_id,
+            "root_view_id": self.root_view_id,
+            "app_id": self.app_id,
+            "external_id": self.external_id,
+            "app_installed_team_id": self.team_id,
+            "bot_id": self.bot_id,
+        }

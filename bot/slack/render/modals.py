@@ -1,0 +1,115 @@
+"""Small modals around a decision: the optional reason or note, and one-line notices.
+
+The reason a person types is sent to Novo with a prefix saying who gave it
+("Denied in Slack by Ada (U123): …"), since the API does not attribute
+reasons. The input's `max_length` leaves that prefix room, so the whole
+reason always fits the API's limit and the person's words are never cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from bot.novo.models import Interaction
+from bot.novo.rules import MAX_REASON_CHARS
+from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
+from bot.slack.limits import INPUT_LABEL, INPUT_PLACEHOLDER, MODAL_BUTTON, MODAL_TITLE, SECTION_TEXT
+from bot.slack.render.common import escape_mrkdwn, mrkdwn, plain_text
+from bot.slack.render.status import inline_code
+
+ReasonIntent = Literal["deny", "approve_note"]
+
+REASON_PREFIX_BUDGET = 200
+"""Room kept for "Denied in Slack by <name> (<user id>): " in front of the typed reason.
+
+Whoever builds the prefix must keep it within this budget (cut the name);
+then prefix + typed text <= rules.MAX_REASON_CHARS always holds.
+"""
+REASON_INPUT_MAX = MAX_REASON_CHARS - REASON_PREFIX_BUDGET
+
+CLOSE_LABEL = "Close"
+CANCEL_LABEL = "Cancel"
+_SUMMARY_BLOCK_ID = "novo_reason_summary"
+_NOTICE_BLOCK_ID = "novo_notice"
+
+
+_INTENTS: dict[ReasonIntent, dict[str, str]] = {
+    "deny": {
+        "callback_id": CallbackId.DENY_MODAL.value,
+        "title": "Deny tool call",
+        "submit": "Deny",
+        "label": "Reason (optional)",
+        "placeholder": "Why not? The agent sees this.",
+        "effect": "The tool will not run; the agent is told it was denied, with your reason.",
+    },
+    "approve_note": {
+        "callback_id": CallbackId.APPROVE_NOTE_MODAL.value,
+        "title": "Approve with note",
+        "submit": "Approve",
+        "label": "Note (optional)",
+        "placeholder": "Anything the agent or reviewers should know",
+        "effect": "The tool will run; your note is recorded with the approval.",
+    },
+}
+
+
+def render_reason_modal(interaction: Interaction, intent: ReasonIntent) -> dict[str, Any]:
+    """The modal opened by Deny or "Approve with note…".
+
+    `private_metadata` is the interaction id alone: the submit listener
+    re-reads the interaction, so nothing shown here can be stale or forged.
+    """
+    words = _INTENTS[intent]
+    summary = (
+        f"Tool {inline_code(interaction.tool_name)} · Agent {inline_code(interaction.agent_id)}"
+        f"\n{words['effect']}"
+    )
+    return {
+        "type": "modal",
+        "callback_id": words["callback_id"],
+        "private_metadata": interaction.id,
+        "title": plain_text(words["title"], MODAL_TITLE),
+        "submit": plain_text(words["submit"], MODAL_BUTTON),
+        "close": plain_text(CANCEL_LABEL, MODAL_BUTTON),
+        "blocks": [
+            {
+                "type": "context",
+                "block_id": _SUMMARY_BLOCK_ID,
+                "elements": [mrkdwn(summary, SECTION_TEXT)],
+            },
+            {
+                "type": "input",
+                "block_id": REASON_BLOCK_ID,
+                "optional": True,
+                "label": plain_text(words["label"], INPUT_LABEL),
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": ActionId.REASON_INPUT.value,
+                    "multiline": True,
+                    "max_length": REASON_INPUT_MAX,
+                    "placeholder": plain_text(words["placeholder"], INPUT_PLACEHOLDER),
+                },
+            },
+        ],
+    }
+
+
+def render_notice_modal(title: str, text: str) -> dict[str, Any]:
+    """A read-only modal ("Submitting…", "no longer waiting", an error); `text` is escaped.
+
+    The text may quote a server's error message, so it is treated as
+    untrusted like everything else that reaches Slack.
+    """
+    return {
+        "type": "modal",
+        "callback_id": CallbackId.NOTICE_MODAL.value,
+        "title": plain_text(title, MODAL_TITLE),
+        "close": plain_text(CLOSE_LABEL, MODAL_BUTTON),
+        "blocks": [
+            {
+                "type": "section",
+                "block_id": _NOTICE_BLOCK_ID,
+                "text": mrkdwn(escape_mrkdwn(text), SECTION_TEXT),
+            }
+        ],
+    }
