@@ -1,0 +1,151 @@
+"""The demo's scripted people: they click through what the bridge posts.
+
+Ada approves, Grace denies with a reason, Linus answers every question by
+filling its form (whatever its shape), and someone picks an agent's action,
+so each kind of decision is seen end to end. Then they keep deciding
+whatever arrives, one every few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any
+
+from bot.demo.transcript import Transcript
+from bot.localslack.driver import SlackDriver
+from bot.localslack.records import StoredMessage, StoredView
+from bot.localslack.server import LocalSlack
+from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
+from bot.slack.question_form import action_id_pattern
+
+log = logging.getLogger(__name__)
+
+STEP_SECONDS = 3.0
+WAIT_SECONDS = 10.0
+OTHER_TEXT_SUFFIX = "_other"
+
+
+async def script_clicks(
+    slack: LocalSlack, driver: SlackDriver, channel: str, transcript: Transcript
+) -> None:
+    people = itertools.cycle(["U0ADA", "U0GRACE", "U0LINUS"])
+    done: set[str] = set()
+    approvals = 0
+    while True:
+        await asyncio.sleep(STEP_SECONDS)
+        message = _next_waiting(slack, channel, done)
+        if message is None:
+            continue
+        done.add(message.ts)
+        user = next(people)
+        name = slack.user(user).display_name if slack.user(user) else user  # type: ignore[union-attr]
+        actions = _action_ids(message)
+        try:
+            if ActionId.APPROVE in actions:
+                approvals += 1
+                if approvals % 3 == 2:
+                    transcript.say(f"*click* {name} presses Deny and gives a reason")
+                    await _deny_with_reason(slack, driver, user, channel, message)
+                else:
+                    transcript.say(f"*click* {name} presses Approve")
+                    await driver.click_message_button(user, channel, message.ts, ActionId.APPROVE)
+            elif ActionId.ANSWER in actions:
+                transcript.say(f"*click* {name} presses Answer and fills in the form")
+                await _answer(slack, driver, user, channel, message)
+            else:
+                choice = next(
+                    (a for a in actions if action_id_pattern(ActionId.QUESTION_ACTION).match(a)),
+                    None,
+                )
+                if choice is not None:
+                    transcript.say(f"*click* {name} picks one of the agent's actions")
+                    await driver.click_message_button(user, channel, message.ts, choice)
+        except (AssertionError, TimeoutError, KeyError) as exc:
+            transcript.say(f"(scripted click skipped: {exc})")
+
+
+def _next_waiting(slack: LocalSlack, channel: str, done: set[str]) -> StoredMessage | None:
+    for message in slack.messages(channel):
+        if message.ts not in done and _action_ids(message):
+            return message
+    return None
+
+
+def _action_ids(message: StoredMessage) -> list[str]:
+    return [
+        str(element.get("action_id"))
+        for block in message.blocks
+        if block.get("type") == "actions"
+        for element in block.get("elements", [])
+    ]
+
+
+async def _wait_view(slack: LocalSlack, before: set[str], callback_id: str) -> StoredView:
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while asyncio.get_running_loop().time() < deadline:
+        for view in slack.views():
+            if view.id not in before and view.callback_id == callback_id:
+                return view
+        await asyncio.sleep(0.05)
+    raise TimeoutError(f"no {callback_id} modal opened")
+
+
+async def _deny_with_reason(
+    slack: LocalSlack, driver: SlackDriver, user: str, channel: str, message: StoredMessage
+) -> None:
+    before = {v.id for v in slack.views()}
+    await driver.click_message_button(user, channel, message.ts, ActionId.DENY)
+    view = await _wait_view(slack, before, CallbackId.DENY_MODAL)
+    await asyncio.sleep(1.0)  # a person takes a moment to type
+    values = {
+        REASON_BLOCK_ID: {
+            ActionId.REASON_INPUT: {"type": "plain_text_input", "value": "Not during the change freeze"}
+        }
+    }
+    await driver.submit_view(user, view.id, values)
+
+
+async def _answer(
+    slack: LocalSlack, driver: SlackDriver, user: str, channel: str, message: StoredMessage
+) -> None:
+    before = {v.id for v in slack.views()}
+    await driver.click_message_button(user, channel, message.ts, ActionId.ANSWER)
+    view = await _wait_view(slack, before, CallbackId.QUESTION_MODAL)
+    while True:
+        await asyncio.sleep(1.0)
+        values = await _fill(driver, user, view)
+        response = await driver.submit_view(user, view.id, values)
+        ack = response.json() if response.content else {}
+        next_view = ack.get("view") if isinstance(ack, dict) else None
+        if not next_view or next_view.get("callback_id") != CallbackId.QUESTION_MODAL:
+            return
+        view = slack.view(view.id)  # the next page of a long form
+
+
+async def _fill(driver: SlackDriver, user: str, view: StoredView) -> dict[str, Any]:
+    """Answers for every input of a question modal, whatever widget each one is."""
+    values: dict[str, Any] = {}
+    for block in view.blocks:
+        if block.get("type") != "input":
+            continue
+        block_id, element = block["block_id"], block["element"]
+        action_id, kind = element["action_id"], element["type"]
+        if kind == "plain_text_input":
+            if block_id.endswith(OTHER_TEXT_SUFFIX) or block.get("optional"):
+                continue
+            text = "Rolled out to 10% first, then everyone." if element.get("multiline") else "Yes — go ahead"
+            values[block_id] = {action_id: {"type": kind, "value": text}}
+        elif kind in ("radio_buttons", "static_select"):
+            values[block_id] = {action_id: {"type": kind, "selected_option": element["options"][0]}}
+        elif kind in ("checkboxes", "multi_static_select"):
+            values[block_id] = {action_id: {"type": kind, "selected_options": element["options"][:2]}}
+        elif kind in ("external_select", "multi_external_select"):
+            found = await driver.load_options(user, view.id, action_id, block_id, "")
+            options = [o for o in found.json().get("options", []) if o.get("value") != "other"]
+            if kind == "external_select":
+                values[block_id] = {action_id: {"type": kind, "selected_option": options[0]}}
+            else:
+                values[block_id] = {action_id: {"type": kind, "selected_options": options[:2]}}
+    return values
