@@ -30,9 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--host", default="127.0.0.1")
     sim.add_argument("--port", type=int, default=8787)
     sim.add_argument("--api-key", default=None, help="require this Bearer key (default: none)")
-    sim.add_argument(
-        "--park-seconds", type=float, default=900.0, help="default expiry window (s)"
-    )
+    sim.add_argument("--park-seconds", type=float, default=900.0, help="default expiry window (s)")
     sim.add_argument("--demo", action="store_true", help="seed and keep creating interactions")
 
     demo = commands.add_parser("demo", help="simulator + local Slack + bridge, with a transcript")

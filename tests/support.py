@@ -5,28 +5,26 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
-T = TypeVar("T")
+from typing import Any
 
 DEFAULT_TIMEOUT = 10.0
 POLL_INTERVAL = 0.02
 
 
 async def wait_until(
-    probe: Callable[[], Awaitable[T | None]] | Callable[[], T | None],
+    probe: Callable[[], Awaitable[Any]] | Callable[[], Any],
     *,
     timeout: float = DEFAULT_TIMEOUT,
     message: str = "condition",
-) -> T:
+) -> Any:
     """Call `probe` until it returns something truthy; fail with `message` at the deadline."""
     deadline = time.monotonic() + timeout
-    last: T | None = None
+    last: Any = None
     while True:
         result = probe()
-        if asyncio.iscoroutine(result) or isinstance(result, Awaitable):
+        if isinstance(result, Awaitable):
             result = await result
-        last = result  # type: ignore[assignment]
+        last = result
         if last:
             return last
         if time.monotonic() >= deadline:

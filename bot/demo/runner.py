@@ -20,12 +20,12 @@ from typing import Any
 import httpx
 
 from bot.config import load_settings
+from bot.demo.script import script_clicks
+from bot.demo.transcript import Transcript
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
 from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
-from bot.demo.script import script_clicks
-from bot.demo.transcript import Transcript
 
 DEMO_API_KEY = "demo-key"
 DEMO_SIGNING_SECRET = "demo-signing-secret"
@@ -47,7 +47,10 @@ async def _demo(seconds: float, scripted_clicks: bool) -> int:
     with tempfile.TemporaryDirectory(prefix="novo-slack-demo-") as tmp:
         async with (
             await start_sim(
-                api_key=DEMO_API_KEY, demo=True, demo_interval_seconds=DEMO_NEW_EVERY_SECONDS, seed=7
+                api_key=DEMO_API_KEY,
+                demo=True,
+                demo_interval_seconds=DEMO_NEW_EVERY_SECONDS,
+                seed=7,
             ) as sim,
             await start_local_slack() as slack,
             httpx.AsyncClient(timeout=10) as http,
@@ -63,7 +66,9 @@ async def _demo(seconds: float, scripted_clicks: bool) -> int:
             tasks = [asyncio.create_task(transcript.follow(stop))]
             if scripted_clicks:
                 driver = SlackDriver(bridge.url, DEMO_SIGNING_SECRET, slack)
-                tasks.append(asyncio.create_task(script_clicks(slack, driver, DEMO_CHANNEL, transcript)))
+                tasks.append(
+                    asyncio.create_task(script_clicks(slack, driver, DEMO_CHANNEL, transcript))
+                )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=seconds or None)
             stop.set()

@@ -99,9 +99,12 @@ async def _deny_with_reason(
     await driver.click_message_button(user, channel, message.ts, ActionId.DENY)
     view = await _wait_view(slack, before, CallbackId.DENY_MODAL)
     await asyncio.sleep(1.0)  # a person takes a moment to type
-    values = {
+    values: dict[str, dict[str, dict[str, Any]]] = {
         REASON_BLOCK_ID: {
-            ActionId.REASON_INPUT: {"type": "plain_text_input", "value": "Not during the change freeze"}
+            ActionId.REASON_INPUT: {
+                "type": "plain_text_input",
+                "value": "Not during the change freeze",
+            }
         }
     }
     await driver.submit_view(user, view.id, values)
@@ -135,12 +138,18 @@ async def _fill(driver: SlackDriver, user: str, view: StoredView) -> dict[str, A
         if kind == "plain_text_input":
             if block_id.endswith(OTHER_TEXT_SUFFIX) or block.get("optional"):
                 continue
-            text = "Rolled out to 10% first, then everyone." if element.get("multiline") else "Yes — go ahead"
+            text = (
+                "Rolled out to 10% first, then everyone."
+                if element.get("multiline")
+                else "Yes — go ahead"
+            )
             values[block_id] = {action_id: {"type": kind, "value": text}}
         elif kind in ("radio_buttons", "static_select"):
             values[block_id] = {action_id: {"type": kind, "selected_option": element["options"][0]}}
         elif kind in ("checkboxes", "multi_static_select"):
-            values[block_id] = {action_id: {"type": kind, "selected_options": element["options"][:2]}}
+            values[block_id] = {
+                action_id: {"type": kind, "selected_options": element["options"][:2]}
+            }
         elif kind in ("external_select", "multi_external_select"):
             found = await driver.load_options(user, view.id, action_id, block_id, "")
             options = [o for o in found.json().get("options", []) if o.get("value") != "other"]

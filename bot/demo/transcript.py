@@ -38,7 +38,8 @@ class Transcript:
             "novo-slack demo: a Novo simulator creates approvals and questions, the bridge posts\n"
             "them to #agent-approvals on a local Slack, and scripted people click through them.\n"
             f"  Novo simulator  {sim_url}   (try: curl {sim_url}/_sim/log)\n"
-            f"  local Slack     {slack_url}  (try: curl '{slack_url}/_test/messages?channel={self._channel}')\n"
+            f"  local Slack     {slack_url}"
+            f"  (try: curl '{slack_url}/_test/messages?channel={self._channel}')\n"
             f"  bridge          {bridge_url}/slack/events\n"
             "Ctrl-C to stop.\n",
             flush=True,

@@ -1,19 +1,19 @@
 """Typed errors of the Novo client.
 
-    NovoError
-    ├── ResolveRuleError                   body refused before sending (see rules.py)
-    ├── NovoAPIStatusError(status, type, message)
-    │   ├── BadRequestError                400
-    │   │   ├── InvalidBodyError           invalid_body
-    │   │   ├── UnknownQuestionIdError     unknown_question_id
-    │   │   └── InvalidRequestError        invalid_request
-    │   ├── UnauthorizedError              401
-    │   ├── InteractionNotFoundError       404
-    │   ├── ConflictError                  409 idempotency_key_conflict
-    │   ├── RateLimitedError               429
-    │   └── InternalServerError            5xx
-    └── NovoConnectionError                no usable response
-        └── NovoTimeoutError
+NovoError
+├── ResolveRuleError                   body refused before sending (see rules.py)
+├── NovoAPIStatusError(status, type, message)
+│   ├── BadRequestError                400
+│   │   ├── InvalidBodyError           invalid_body
+│   │   ├── UnknownQuestionIdError     unknown_question_id
+│   │   └── InvalidRequestError        invalid_request
+│   ├── UnauthorizedError              401
+│   ├── InteractionNotFoundError       404
+│   ├── ConflictError                  409 idempotency_key_conflict
+│   ├── RateLimitedError               429
+│   └── InternalServerError            5xx
+└── NovoConnectionError                no usable response
+    └── NovoTimeoutError
 """
 
 from __future__ import annotations

@@ -8,11 +8,10 @@ fields over time and a bridge that broke on a new field would lose decisions.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
 from pydantic.alias_generators import to_camel
-from typing_extensions import Annotated
 
 InteractionKind = Literal["approval_request", "question"]
 InteractionStatus = Literal["pending", "resolved", "cancelled"]

@@ -25,6 +25,7 @@ MAX_BATCH_ITEMS = 20
 PAGE_LIMIT_DEFAULT = 20
 PAGE_LIMIT_MAX = 100
 
+
 def _invalid(message: str) -> ResolveRuleError:
     return ResolveRuleError("invalid_body", message)
 

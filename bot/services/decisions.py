@@ -71,7 +71,9 @@ class DecisionService:
         try:
             check_resolve_body(tracked.snapshot, body)
         except ResolveRuleError as exc:
-            return DecisionOutcome(OutcomeKind.REJECTED, f"That answer can't be sent: {exc.message}")
+            return DecisionOutcome(
+                OutcomeKind.REJECTED, f"That answer can't be sent: {exc.message}"
+            )
         lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
         queued = await self._store.enqueue_decision(interaction_id, body, decision, lease)
         if queued is None:
@@ -156,7 +158,9 @@ class DecisionService:
         await self._publisher.refresh(interaction_id)
         tracked = await self._store.get(interaction_id)
         if current is None or tracked is None:
-            return DecisionOutcome(OutcomeKind.CONFLICT, "Someone decided this one differently first.")
+            return DecisionOutcome(
+                OutcomeKind.CONFLICT, "Someone decided this one differently first."
+            )
         text = describe_final_state(current, tracked.decided_in_slack)
         return DecisionOutcome(OutcomeKind.CONFLICT, f"Not applied. {text}", current)
 

@@ -14,7 +14,8 @@ def describe_final_state(interaction: Interaction, decided_in_slack: SlackDecisi
     if interaction.is_pending:
         return "It is still waiting for a decision."
     if decided_in_slack is not None:
-        return f"It was already {decided_in_slack.verb.lower()} by <@{decided_in_slack.actor.user_id}>."
+        verb, user_id = decided_in_slack.verb.lower(), decided_in_slack.actor.user_id
+        return f"It was already {verb} by <@{user_id}>."
     reason = interaction.reason or ""
     if interaction.status == "cancelled":
         if reason == TIMEOUT_REASON:

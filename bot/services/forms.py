@@ -27,13 +27,17 @@ class FormService:
         self._store = store
         self._slack = slack
 
-    async def _waiting(self, interaction_id: str) -> tuple[TrackedInteraction | None, dict[str, Any] | None]:
+    async def _waiting(
+        self, interaction_id: str
+    ) -> tuple[TrackedInteraction | None, dict[str, Any] | None]:
         """The tracked interaction if it still waits, else a notice view saying why not."""
         tracked = await self._store.get(interaction_id)
         if tracked is None:
             return None, render_notice_modal(NOT_WAITING_TITLE, UNKNOWN_TEXT)
         if tracked.gone:
-            return None, render_notice_modal(NOT_WAITING_TITLE, "This request no longer exists in Novo.")
+            return None, render_notice_modal(
+                NOT_WAITING_TITLE, "This request no longer exists in Novo."
+            )
         if not tracked.snapshot.is_pending:
             text = "Novo is no longer waiting for an answer. " + describe_final_state(
                 tracked.snapshot, tracked.decided_in_slack
@@ -41,7 +45,9 @@ class FormService:
             return None, render_notice_modal(NOT_WAITING_TITLE, text)
         return tracked, None
 
-    async def open_reason_modal(self, trigger_id: str, interaction_id: str, intent: ReasonIntent) -> None:
+    async def open_reason_modal(
+        self, trigger_id: str, interaction_id: str, intent: ReasonIntent
+    ) -> None:
         tracked, notice = await self._waiting(interaction_id)
         view = notice if tracked is None else render_reason_modal(tracked.snapshot, intent)
         assert view is not None

@@ -37,11 +37,15 @@ class Presenter:
         if channel is None:
             tracked = await self._store.get(interaction_id)
             if tracked is None:
-                log.warning("no channel to tell %s about %s: %s", user_id, interaction_id, outcome.text)
+                log.warning(
+                    "no channel to tell %s about %s: %s", user_id, interaction_id, outcome.text
+                )
                 return
             channel = tracked.channel
         try:
             await self._slack.post_ephemeral(channel, user_id, outcome.text)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             # The decision itself is safe in the store; only the courtesy note is lost.
-            log.warning("could not tell %s about %s (%s): %r", user_id, interaction_id, outcome.kind, exc)
+            log.warning(
+                "could not tell %s about %s (%s): %r", user_id, interaction_id, outcome.kind, exc
+            )

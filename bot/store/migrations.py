@@ -62,5 +62,7 @@ async def migrate(db: aiosqlite.Connection) -> int:
         row = await cursor.fetchone()
     current = int(row[0]) if row and row[0] is not None else 0
     for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-        await db.executescript(f"BEGIN;\n{script}\nINSERT INTO schema_version VALUES ({version});\nCOMMIT;")
+        await db.executescript(
+            f"BEGIN;\n{script}\nINSERT INTO schema_version VALUES ({version});\nCOMMIT;"
+        )
     return len(MIGRATIONS)

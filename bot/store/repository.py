@@ -108,7 +108,9 @@ class Store:
 
     # ----- interactions -------------------------------------------------
 
-    async def claim_for_posting(self, interaction: Interaction, channel: str, now: datetime) -> bool:
+    async def claim_for_posting(
+        self, interaction: Interaction, channel: str, now: datetime
+    ) -> bool:
         """Record the intent to post before posting; False when already tracked (posted once)."""
         return (
             await self._write(
@@ -127,11 +129,13 @@ class Store:
             == 1
         )
 
-    async def mark_posted(self, interaction_id: str, ts: str, rendered_hash: str, now: datetime) -> bool:
+    async def mark_posted(
+        self, interaction_id: str, ts: str, rendered_hash: str, now: datetime
+    ) -> bool:
         return (
             await self._write(
-                "UPDATE interactions SET state = 'posted', ts = ?, rendered_hash = ?, updated_at = ?"
-                " WHERE id = ? AND state = 'posting'",
+                "UPDATE interactions SET state = 'posted', ts = ?, rendered_hash = ?,"
+                " updated_at = ? WHERE id = ? AND state = 'posting'",
                 (ts, rendered_hash, _iso(now), interaction_id),
             )
             == 1
@@ -190,7 +194,9 @@ class Store:
 
     async def unposted(self) -> list[TrackedInteraction]:
         """Claimed but not confirmed posted: the crash window to reconcile."""
-        rows = await self._rows("SELECT * FROM interactions WHERE state = 'posting' ORDER BY created_at")
+        rows = await self._rows(
+            "SELECT * FROM interactions WHERE state = 'posting' ORDER BY created_at"
+        )
         return [_tracked(r) for r in rows]
 
     async def open_interactions(self) -> list[TrackedInteraction]:
@@ -251,7 +257,8 @@ class Store:
 
     async def open_decision(self, interaction_id: str) -> QueuedDecision | None:
         rows = await self._rows(
-            "SELECT * FROM decisions WHERE interaction_id = ? AND state = 'queued'", (interaction_id,)
+            "SELECT * FROM decisions WHERE interaction_id = ? AND state = 'queued'",
+            (interaction_id,),
         )
         return _decision(rows[0]) if rows else None
 

@@ -58,7 +58,9 @@ class SyncEngine:
     async def poll_once(self) -> PollReport:
         """One full pass. Raises NovoError when the pending list cannot be read."""
         report = PollReport()
-        pending = [i async for i in self._novo.list_interactions(status="pending", limit=LIST_PAGE_SIZE)]
+        pending = [
+            i async for i in self._novo.list_interactions(status="pending", limit=LIST_PAGE_SIZE)
+        ]
         report.pending = len(pending)
         pending_ids = {i.id for i in pending}
         await self._post_unposted(report)

@@ -40,7 +40,9 @@ class Loop:
     http: httpx.AsyncClient
 
     async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
-        response = await self.http.post(f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields})
+        response = await self.http.post(
+            f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields}
+        )
         assert response.status_code == 201, response.text
         body: dict[str, Any] = response.json()
         return body
@@ -71,7 +73,8 @@ class Loop:
             tracked = await self.tracked(interaction_id)
             return tracked.ts if tracked and tracked.state == "posted" else None
 
-        return await wait_until(probe, timeout=timeout, message=f"{interaction_id} posted")
+        ts: str = await wait_until(probe, timeout=timeout, message=f"{interaction_id} posted")
+        return ts
 
     def message_text(self, ts: str) -> str:
         """Everything the channel shows for that message, as one string."""
@@ -94,7 +97,10 @@ class Loop:
             text = self.message_text(ts)
             return text if all(n in text for n in needles) else None
 
-        return await wait_until(probe, timeout=timeout, message=f"message {ts} showing {needles}")
+        shown: str = await wait_until(
+            probe, timeout=timeout, message=f"message {ts} showing {needles}"
+        )
+        return shown
 
     async def resolve_calls(self, interaction_id: str) -> list[dict[str, Any]]:
         """Resolve requests the simulator received for this interaction (any status)."""

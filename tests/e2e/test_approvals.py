@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
@@ -24,7 +22,8 @@ async def _resolved(loop: Loop, interaction_id: str) -> dict[str, object]:
         record = await loop.api_get(interaction_id)
         return record if record["status"] != "pending" else None
 
-    return await wait_until(probe, message=f"{interaction_id} resolved in Novo")
+    record: dict[str, object] = await wait_until(probe, message=f"{interaction_id} resolved")
+    return record
 
 
 async def test_posts_each_pending_approval_once_with_its_buttons(loop: Loop) -> None:
@@ -33,10 +32,9 @@ async def test_posts_each_pending_approval_once_with_its_buttons(loop: Loop) -> 
     text = loop.message_text(ts)
     assert "deploy_service" in text and "billing-api" in text
     message = loop.slack.message(CHANNEL, ts)
-    assert message is not None
+    assert message.metadata is not None
     assert message.metadata["event_payload"]["interaction_id"] == interaction_id
     # several more polls: still exactly one message for it
-    await asyncio.sleep(0)
     assert loop.bridge.jobs is not None
     await loop.bridge.jobs.poll()
     await loop.bridge.jobs.poll()
@@ -63,13 +61,22 @@ async def test_deny_with_a_reason_goes_through_the_modal(loop: Loop) -> None:
     interaction_id, ts = await _approval(loop)
     await loop.driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.DENY)
     view = await wait_until(
-        lambda: next((v for v in loop.slack.views() if v.callback_id == CallbackId.DENY_MODAL), None),
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.DENY_MODAL), None
+        ),
         message="deny modal opened",
     )
     response = await loop.driver.submit_view(
         "U0GRACE",
         view.id,
-        {REASON_BLOCK_ID: {ActionId.REASON_INPUT: {"type": "plain_text_input", "value": "not during the freeze"}}},
+        {
+            REASON_BLOCK_ID: {
+                ActionId.REASON_INPUT: {
+                    "type": "plain_text_input",
+                    "value": "not during the freeze",
+                }
+            }
+        },
     )
     assert response.status_code == 200
     record = await _resolved(loop, interaction_id)
@@ -93,7 +100,11 @@ async def test_approve_with_a_note_from_the_overflow(loop: Loop) -> None:
     await loop.driver.submit_view(
         "U0ADA",
         view.id,
-        {REASON_BLOCK_ID: {ActionId.REASON_INPUT: {"type": "plain_text_input", "value": "watch the error rate"}}},
+        {
+            REASON_BLOCK_ID: {
+                ActionId.REASON_INPUT: {"type": "plain_text_input", "value": "watch the error rate"}
+            }
+        },
     )
     record = await _resolved(loop, interaction_id)
     assert record["decision"] == "allow"
@@ -158,7 +169,9 @@ async def test_huge_input_and_preview_still_post_valid_messages(loop: Loop) -> N
     assert rejected == []
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.VIEW_INPUT)
     viewer = await wait_until(
-        lambda: next((v for v in loop.slack.views() if v.callback_id == CallbackId.INPUT_VIEWER), None),
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.INPUT_VIEWER), None
+        ),
         message="input viewer opened",
     )
     assert "Page 1" in str(viewer.blocks) or "page 1" in str(viewer.blocks)

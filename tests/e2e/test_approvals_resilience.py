@@ -95,7 +95,9 @@ async def test_bad_signature_and_stale_timestamp_are_refused(loop: Loop) -> None
     assert stale.status_code == 401
     genuine = await loop.driver.send_raw(body, timestamp=now, signature=loop.driver.sign(body, now))
     assert genuine.status_code == 200  # the same body, correctly signed, is accepted
-    await wait_until(lambda: loop.resolve_calls(created["id"]), message="the genuine click resolved")
+    await wait_until(
+        lambda: loop.resolve_calls(created["id"]), message="the genuine click resolved"
+    )
     assert len(await loop.resolve_calls(created["id"])) == 1
 
 

@@ -38,7 +38,9 @@ def register(app: AsyncApp) -> None:
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
-        await services_of(context).forms.open_reason_modal(body["trigger_id"], action["value"], "deny")
+        await services_of(context).forms.open_reason_modal(
+            body["trigger_id"], action["value"], "deny"
+        )
 
     @app.action(ActionId.APPROVAL_OVERFLOW)
     async def overflow(

@@ -88,4 +88,3 @@ def register(app: AsyncApp) -> None:
             str(body.get("value", "")),
         )
         await ack(options=options)
-
