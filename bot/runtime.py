@@ -107,9 +107,12 @@ class Bridge:
         if runner is not None:
             await runner.cleanup()
         if scheduler is not None:
+            # pause first: shutdown cancels running jobs, which could cut a
+            # post off between chat.postMessage and recording its ts
+            scheduler.pause()
+            if self.jobs is not None:
+                await self.jobs.drain()
             scheduler.shutdown(wait=False)
-        if self.jobs is not None:
-            await self.jobs.drain()
         if services is not None:
             await services.novo.aclose()
             await services.store.close()

@@ -34,17 +34,27 @@ class BridgeJobs:
         self._next_poll_at = 0.0
         # one job body at a time: jobs share the store and publisher, and stop() drains them
         self._running = asyncio.Lock()
+        self._stopping = False
 
-    async def drain(self) -> None:
-        """Wait for jobs already running, so shutdown never closes the store under them."""
+    async def idle(self) -> None:
+        """Return once no job body is running (benchmarks drive polls themselves)."""
         async with self._running:
             pass
+
+    async def drain(self) -> None:
+        """Wait for jobs already running; jobs that start afterwards do nothing.
+
+        Shutdown calls this so it never closes the store under a running job.
+        """
+        self._stopping = True
+        await self.idle()
 
     async def poll(self) -> None:
         if time.monotonic() < self._next_poll_at:
             return
         async with self._running:
-            await self._poll()
+            if not self._stopping:
+                await self._poll()
 
     async def _poll(self) -> None:
         try:
@@ -68,7 +78,8 @@ class BridgeJobs:
 
     async def redeliver(self) -> None:
         async with self._running:
-            await self._redeliver()
+            if not self._stopping:
+                await self._redeliver()
 
     async def _redeliver(self) -> None:
         for queued, outcome in await self._services.decisions.deliver_due():
@@ -79,7 +90,8 @@ class BridgeJobs:
 
     async def refresh_countdowns(self) -> None:
         async with self._running:
-            await self._services.engine.refresh_open()
+            if not self._stopping:
+                await self._services.engine.refresh_open()
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}

@@ -15,12 +15,12 @@ import signal
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from bot.config import load_settings
+from bot.config import Settings
 from bot.demo.script import script_clicks
+from bot.demo.stack import local_bridge_settings
 from bot.demo.transcript import Transcript
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
@@ -87,16 +87,13 @@ DEMO_PEOPLE = (
 )
 
 
-def _settings(sim: SimServer, slack: LocalSlack, db: Path) -> Any:
-    return load_settings(
-        SLACK_BOT_TOKEN=slack.bot_token,
-        SLACK_SIGNING_SECRET=DEMO_SIGNING_SECRET,
-        SLACK_API_URL=slack.api_url,
-        NOVO_API_URL=sim.url,
-        NOVO_API_KEY=DEMO_API_KEY,
-        NOVO_SLACK_CHANNEL=DEMO_CHANNEL,
-        NOVO_SLACK_DB=str(db),
-        NOVO_SLACK_PORT=0,
-        NOVO_SLACK_POLL_SECONDS=DEMO_POLL_SECONDS,
-        _env_file=None,
+def _settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
+    return local_bridge_settings(
+        sim,
+        slack,
+        db,
+        signing_secret=DEMO_SIGNING_SECRET,
+        api_key=DEMO_API_KEY,
+        channel=DEMO_CHANNEL,
+        poll_seconds=DEMO_POLL_SECONDS,
     )

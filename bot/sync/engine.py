@@ -65,16 +65,20 @@ class SyncEngine:
         pending_ids = {i.id for i in pending}
         await self._post_unposted(report)
         tracked_ids = await self._store.tracked_ids()
+        open_now = {t.id: t for t in await self._store.open_interactions()}
         for interaction in pending:
             if interaction.id not in tracked_ids:
                 await self._post_new(interaction, report)
-            else:
+                continue
+            known = open_now.get(interaction.id)
+            if known is not None and known.snapshot.to_wire() != interaction.to_wire():
+                # e.g. expiresAt moved later: the message must say so
                 await self._store.update_snapshot(interaction, self._clock())
-        for tracked in await self._store.open_interactions():
+                if await self._refresh(interaction.id, report):
+                    report.updated += 1
+        for tracked in open_now.values():
             if tracked.id not in pending_ids:
                 await self._finalize(tracked, report)
-            elif await self._refresh(tracked.id, report):
-                report.updated += 1
         for tracked in await self._store.out_of_step():
             if await self._refresh(tracked.id, report):
                 report.updated += 1

@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.config import Settings, load_settings
+from bot.config import Settings
+from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
 from bot.runtime import Bridge
@@ -124,17 +125,14 @@ def _block_text(value: Any) -> str:
 
 
 def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
-    return load_settings(
-        SLACK_BOT_TOKEN=slack.bot_token,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=slack.api_url,
-        NOVO_API_URL=sim.url,
-        NOVO_API_KEY=API_KEY,
-        NOVO_SLACK_CHANNEL=CHANNEL,
-        NOVO_SLACK_DB=str(db),
-        NOVO_SLACK_PORT=0,
-        NOVO_SLACK_POLL_SECONDS=POLL_SECONDS,
-        _env_file=None,
+    return local_bridge_settings(
+        sim,
+        slack,
+        db,
+        signing_secret=SIGNING_SECRET,
+        api_key=API_KEY,
+        channel=CHANNEL,
+        poll_seconds=POLL_SECONDS,
     )
 
 

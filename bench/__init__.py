@@ -1,0 +1,1 @@
+"""Benchmarks of the whole loop (simulator, local Slack, bridge): figures, not verdicts."""

@@ -1,0 +1,198 @@
+"""The loop the benchmarks measure, started as production runs it, plus the figures' arithmetic.
+
+The simulator, the local Slack and the bridge are wired exactly as the
+end-to-end suite wires them, but with the bridge's production defaults
+(poll interval, retry and redelivery backoffs): a figure taken on a bridge
+tuned for fast tests would not say what a deployment sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from bot.config import Settings
+from bot.demo.stack import local_bridge_settings
+from bot.localslack.driver import SlackDriver
+from bot.localslack.payloads import iter_elements
+from bot.localslack.server import LocalSlack, start_local_slack
+from bot.runtime import Bridge
+from bot.scheduling import BridgeJobs
+from bot.sim.server import SimServer, start_sim
+
+T = TypeVar("T")
+
+API_KEY = "novo-bench-key"
+SIGNING_SECRET = "bench-signing-secret"
+CHANNEL = "C0BENCH"
+USER_ID = "U0BENCH"
+DEFAULT_POLL_SECONDS = float(Settings.model_fields["poll_seconds"].default)
+WAIT_INTERVAL_SECONDS = 0.01
+HTTP_TIMEOUT_SECONDS = 30.0
+RESOLVE_PATH = "/v1/interactions/{id}/resolve"
+
+
+@dataclass
+class Rig:
+    """The three running servers and the verbs the benchmarks share."""
+
+    sim: SimServer
+    slack: LocalSlack
+    bridge: Bridge
+    driver: SlackDriver
+    http: httpx.AsyncClient
+
+    @property
+    def jobs(self) -> BridgeJobs:
+        if self.bridge.jobs is None:
+            raise RuntimeError("the bridge is not running")
+        return self.bridge.jobs
+
+    async def create_approval(self, **fields: Any) -> str:
+        """A pending approval created through the simulator's control API; returns its id."""
+        body = {"kind": "approval_request", "toolName": "deploy_service", **fields}
+        response = await self.http.post(f"{self.sim.url}/_sim/interactions", json=body)
+        _expect(response, 201)
+        return str(response.json()["id"])
+
+    async def api_resolve(self, interaction_id: str, body: dict[str, Any]) -> None:
+        """Resolve as another Novo client would, bypassing Slack."""
+        response = await self.http.post(
+            f"{self.sim.url}{RESOLVE_PATH.format(id=interaction_id)}",
+            json=body,
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        )
+        _expect(response, 200)
+
+    async def sim_log(self) -> list[dict[str, Any]]:
+        """The public API requests the simulator received, in order."""
+        response = await self.http.get(f"{self.sim.url}/_sim/log")
+        _expect(response, 200)
+        requests: list[dict[str, Any]] = response.json()["requests"]
+        return requests
+
+    async def clear_sim_log(self) -> None:
+        _expect(await self.http.delete(f"{self.sim.url}/_sim/log"), 200)
+
+
+def _expect(response: httpx.Response, status: int) -> None:
+    if response.status_code != status:
+        raise RuntimeError(
+            f"{response.request.method} {response.request.url} answered "
+            f"{response.status_code}, expected {status}: {response.text}"
+        )
+
+
+def _settings(sim: SimServer, slack: LocalSlack, db: Path, poll_seconds: float) -> Settings:
+    return local_bridge_settings(
+        sim,
+        slack,
+        db,
+        signing_secret=SIGNING_SECRET,
+        api_key=API_KEY,
+        channel=CHANNEL,
+        poll_seconds=poll_seconds,
+    )
+
+
+@asynccontextmanager
+async def running_rig(poll_seconds: float = DEFAULT_POLL_SECONDS) -> AsyncIterator[Rig]:
+    """Simulator, local Slack and bridge on loopback ephemeral ports, stopped on exit."""
+    with tempfile.TemporaryDirectory(prefix="novo-slack-bench-") as tmp:
+        async with (
+            await start_sim(api_key=API_KEY) as sim,
+            await start_local_slack() as slack,
+            httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as http,
+        ):
+            slack.add_user(USER_ID, "bench", "Bench User")
+            bridge = Bridge(
+                _settings(sim, slack, Path(tmp) / "bench.db", poll_seconds), host="127.0.0.1"
+            )
+            try:
+                await bridge.start()
+                if bridge.url is None:
+                    raise RuntimeError("the bridge did not open its HTTP listener")
+                async with SlackDriver(bridge.url, SIGNING_SECRET, slack) as driver:
+                    yield Rig(sim, slack, bridge, driver, http)
+            finally:
+                await bridge.stop()
+
+
+async def wait_for(probe: Callable[[], Awaitable[T | None]], *, within: float, what: str) -> T:
+    """Re-check `probe` every 10 ms until it gives something; fail naming `what` at the deadline.
+
+    The interval bounds how late a condition can be noticed; figures are taken
+    from the servers' own timestamps where they have them, so it only costs CPU.
+    """
+    deadline = time.monotonic() + within
+    while (result := await probe()) is None:
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{what} not seen within {within:.1f}s")
+        await asyncio.sleep(WAIT_INTERVAL_SECONDS)
+    return result
+
+
+def checking(probe: Callable[[], T | None]) -> Callable[[], Awaitable[T | None]]:
+    """An in-process check (no I/O) as the probe `wait_for` takes."""
+
+    async def check() -> T | None:
+        return probe()
+
+    return check
+
+
+def has_action(blocks: Sequence[dict[str, Any]], action_id: str) -> bool:
+    return any(element.get("action_id") == action_id for _, element in iter_elements(blocks))
+
+
+def epoch_of(iso: str) -> float:
+    """The simulator's ISO timestamps (millisecond precision) as `time.time()` seconds."""
+    return datetime.fromisoformat(iso).timestamp()
+
+
+# -- reporting --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    p95: float
+    max: float
+
+
+def summarize(values: Sequence[float]) -> Summary:
+    """n, median, p95 and max; p95 is nearest-rank, so with few samples it is an observed value."""
+    if not values:
+        raise ValueError("no samples")
+    ordered = sorted(values)
+    rank = math.ceil(0.95 * len(ordered))
+    return Summary(len(ordered), statistics.median(ordered), ordered[rank - 1], ordered[-1])
+
+
+def format_table(rows: Sequence[tuple[str, Sequence[float]]], *, unit: str = "ms") -> str:
+    """A plain text table of each row's summary, followed by every raw value."""
+    width = max(len(label) for label, _ in rows)
+    header = f"{'figure':<{width}}  {'n':>4}  {'median':>9}  {'p95':>9}  {'max':>9}"
+    lines = [header, "-" * len(header)]
+    for label, values in rows:
+        s = summarize(values)
+        lines.append(
+            f"{label:<{width}}  {s.n:>4}  {s.median:>9.1f}  {s.p95:>9.1f}  {s.max:>9.1f}  {unit}"
+        )
+    lines.append("")
+    lines.append(f"raw values ({unit}, in the order taken):")
+    for label, values in rows:
+        lines.append(f"  {label}: " + " ".join(f"{v:.1f}" for v in values))
+    return "\n".join(lines)
