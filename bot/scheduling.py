@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.metrics import POLLS
 from bot.novo.errors import NovoError
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
@@ -60,11 +61,13 @@ class BridgeJobs:
         try:
             report = await self._services.engine.poll_once()
         except NovoError as exc:
+            POLLS.labels("failed").inc()
             self._failures += 1
             delay = min(POLL_BACKOFF_MAX_SECONDS, self._poll_seconds * 2**self._failures)
             self._next_poll_at = time.monotonic() + delay
             log.warning("poll failed (%s); next try in %.0fs", exc, delay)
             return
+        POLLS.labels("ok").inc()
         if self._failures:
             log.info("Novo reachable again after %d failed polls", self._failures)
         self._failures = 0

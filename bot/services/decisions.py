@@ -15,6 +15,7 @@ import random
 from datetime import timedelta
 
 from bot.clock import Clock
+from bot.metrics import DECISIONS
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     BadRequestError,
@@ -100,6 +101,13 @@ class DecisionService:
         return results
 
     async def deliver(
+        self, queued: QueuedDecision, snapshot: Interaction | None
+    ) -> DecisionOutcome:
+        outcome = await self._deliver(queued, snapshot)
+        DECISIONS.labels(outcome.kind.value).inc()
+        return outcome
+
+    async def _deliver(
         self, queued: QueuedDecision, snapshot: Interaction | None
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id

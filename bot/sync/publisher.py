@@ -13,6 +13,7 @@ import logging
 from collections import defaultdict
 
 from bot.clock import Clock
+from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.message import fingerprint, render_message
@@ -44,6 +45,7 @@ class MessagePublisher:
             message = await self.render(tracked)
             ts = await self._slack.post_message(tracked.channel, message)
             await self._store.mark_posted(tracked.id, ts, fingerprint(message), self._clock())
+            MESSAGES_POSTED.inc()
             log.info("posted %s to %s at %s", tracked.id, tracked.channel, ts)
             return ts
 
@@ -64,5 +66,6 @@ class MessagePublisher:
                 return False
             await self._slack.update_message(tracked.channel, tracked.ts, message)
             await self._store.set_rendered_hash(interaction_id, digest)
+            MESSAGES_UPDATED.inc()
             log.info("updated message for %s (%s)", interaction_id, tracked.snapshot.status)
             return True

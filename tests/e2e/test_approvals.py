@@ -175,3 +175,18 @@ async def test_huge_input_and_preview_still_post_valid_messages(loop: Loop) -> N
         message="input viewer opened",
     )
     assert "Page 1" in str(viewer.blocks) or "page 1" in str(viewer.blocks)
+
+
+async def test_health_and_metrics_endpoints(loop: Loop) -> None:
+    interaction_id, ts = await _approval(loop)
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    await _resolved(loop, interaction_id)
+    health = await loop.http.get(f"{loop.bridge.url}/healthz")
+    assert health.status_code == 200 and health.json() == {"ok": True}
+
+    async def delivered_counted() -> str | None:
+        metrics = (await loop.http.get(f"{loop.bridge.url}/metrics")).text
+        return metrics if 'novo_slack_decisions_total{outcome="delivered"}' in metrics else None
+
+    metrics = await wait_until(delivered_counted, message="delivered decision counted")
+    assert "novo_slack_messages_posted_total" in metrics
