@@ -59,3 +59,23 @@ QUESTION_ACTIONS_BLOCK_PREFIX = "novo_q_actions"
 """The question message's actions block_id is `<prefix>:<interaction id>`, so the Dismiss
 overflow's listener finds the interaction as the approval's does (see
 `render.question.interaction_id_from_block_id`)."""
+
+
+BLOCK_ID_SEPARATOR = ":"
+
+
+def actions_block_id(prefix: str, interaction_id: str) -> str:
+    """An actions block_id that carries its interaction, for listeners of overflow menus.
+
+    An overflow option's value is a fixed choice, so the interaction it acts
+    on travels in the block_id instead.
+    """
+    return f"{prefix}{BLOCK_ID_SEPARATOR}{interaction_id}"
+
+
+def interaction_in_block_id(prefix: str, block_id: str) -> str | None:
+    """The interaction id of an `actions_block_id(prefix, …)`, None for any other block."""
+    found_prefix, separator, interaction_id = block_id.partition(BLOCK_ID_SEPARATOR)
+    if found_prefix != prefix or not separator or not interaction_id:
+        return None
+    return interaction_id

@@ -16,7 +16,13 @@ import json
 from typing import Any
 
 from bot.novo.models import Interaction
-from bot.slack.ids import APPROVAL_ACTIONS_BLOCK_PREFIX, ActionId, OverflowValue
+from bot.slack.ids import (
+    APPROVAL_ACTIONS_BLOCK_PREFIX,
+    ActionId,
+    OverflowValue,
+    actions_block_id,
+    interaction_in_block_id,
+)
 from bot.slack.limits import (
     BUTTON_TEXT,
     HEADER_TEXT,
@@ -77,7 +83,6 @@ _HEADER_BLOCK_ID = "novo_header"
 _PREVIEW_BLOCK_ID = "novo_preview_{index}"
 _MORE_FIELDS_BLOCK_ID = "novo_more_fields"
 _INPUT_BLOCK_ID = "novo_input"
-_BLOCK_ID_SEPARATOR = ":"
 
 
 def render_approval_message(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
@@ -109,16 +114,11 @@ def render_approval_message(interaction: Interaction, ctx: MessageContext) -> Re
 
 
 def approval_actions_block_id(interaction_id: str) -> str:
-    """The actions block's id, which carries the interaction for the overflow menu's listener."""
-    return f"{APPROVAL_ACTIONS_BLOCK_PREFIX}{_BLOCK_ID_SEPARATOR}{interaction_id}"
+    return actions_block_id(APPROVAL_ACTIONS_BLOCK_PREFIX, interaction_id)
 
 
 def interaction_id_from_block_id(block_id: str) -> str | None:
-    """The interaction id of an approval actions block_id, None for any other block."""
-    prefix, separator, interaction_id = block_id.partition(_BLOCK_ID_SEPARATOR)
-    if prefix != APPROVAL_ACTIONS_BLOCK_PREFIX or not separator or not interaction_id:
-        return None
-    return interaction_id
+    return interaction_in_block_id(APPROVAL_ACTIONS_BLOCK_PREFIX, block_id)
 
 
 def _header_block(interaction: Interaction, actionable: bool) -> dict[str, Any]:

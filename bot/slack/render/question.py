@@ -37,7 +37,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.novo.models import InputResponse, Interaction, Question, QuestionRequest
-from bot.slack.ids import QUESTION_ACTIONS_BLOCK_PREFIX, ActionId, OverflowValue
+from bot.slack.ids import (
+    QUESTION_ACTIONS_BLOCK_PREFIX,
+    ActionId,
+    OverflowValue,
+    actions_block_id,
+    interaction_in_block_id,
+)
 from bot.slack.limits import (
     BUTTON_TEXT,
     CONFIRM_BUTTON,
@@ -123,7 +129,6 @@ _DETAILS_BLOCK_ID = "novo_q_details"
 _QUESTIONS_BLOCK_ID = "novo_q_questions:{index}"
 _ANSWERS_BLOCK_ID = "novo_q_answers:{index}"
 _MORE_ACTIONS_BLOCK_ID = "novo_q_more_actions"
-_BLOCK_ID_SEPARATOR = ":"
 
 
 def render_question_message(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
@@ -156,15 +161,11 @@ def render_question_message(interaction: Interaction, ctx: MessageContext) -> Re
 
 
 def question_actions_block_id(interaction_id: str) -> str:
-    return f"{QUESTION_ACTIONS_BLOCK_PREFIX}{_BLOCK_ID_SEPARATOR}{interaction_id}"
+    return actions_block_id(QUESTION_ACTIONS_BLOCK_PREFIX, interaction_id)
 
 
 def interaction_id_from_block_id(block_id: str) -> str | None:
-    """The interaction id of a question actions block_id, None for any other block."""
-    prefix, separator, interaction_id = block_id.partition(_BLOCK_ID_SEPARATOR)
-    if prefix != QUESTION_ACTIONS_BLOCK_PREFIX or not separator or not interaction_id:
-        return None
-    return interaction_id
+    return interaction_in_block_id(QUESTION_ACTIONS_BLOCK_PREFIX, block_id)
 
 
 def _one_line(text: str) -> str:
