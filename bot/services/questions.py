@@ -8,8 +8,9 @@ passes goes through the same durable decision path as an approval.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,7 @@ VERB_DISMISSED = "Dismissed"
 RESULT_TITLE = "Answer the agent"
 SUBMITTING_TEXT = "⏳ Sending your answer to the agent…"
 ACTION_LABEL_CHARS = 60
+ACK_BUDGET_SECONDS = 2.0  # of Slack's 3 s for answering a view_submission
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,6 @@ class QuestionService:
         self._drafts.pop(view_id, None)
         return SubmissionCheck(responses=answers, interaction_id=ref.interaction_id)
 
-    @staticmethod
-    def submitting_view() -> dict[str, Any]:
-        return render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT)
-
     async def answer(
         self, interaction_id: str, responses: list[InputResponse], actor: SlackActor
     ) -> DecisionOutcome:
@@ -108,28 +106,48 @@ class QuestionService:
         decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_ANSWERED)
         return await self._decisions.decide(interaction_id, body, decision)
 
-    async def finish_submission(
-        self, view_id: str, interaction_id: str, responses: list[InputResponse], actor: SlackActor
+    async def submit(
+        self,
+        view_id: str,
+        interaction_id: str,
+        responses: list[InputResponse],
+        actor: SlackActor,
+        acknowledge: Callable[[dict[str, Any]], Awaitable[None]],
     ) -> DecisionOutcome:
-        """Resolve, then replace the "Submitting…" modal with how it went."""
-        outcome = await self.answer(interaction_id, responses, actor)
+        """Resolve, answering the submission with how it went if that fits Slack's 3 s.
+
+        Acking first and updating afterwards would race: Bolt sends the ack a
+        moment after `ack()` returns, so a fast `views.update` could land first
+        and be overwritten by "Submitting…". So the outcome itself is the ack
+        when Novo answers within `ACK_BUDGET_SECONDS`; only a slower answer
+        gets "Submitting…" now and a `views.update` later.
+        """
+        decision = asyncio.ensure_future(self.answer(interaction_id, responses, actor))
+        try:
+            outcome = await asyncio.wait_for(asyncio.shield(decision), ACK_BUDGET_SECONDS)
+        except TimeoutError:
+            await acknowledge(render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT))
+            outcome = await decision
+            await self._replace_view(view_id, await self._result_view(interaction_id, outcome))
+            return outcome
+        await acknowledge(await self._result_view(interaction_id, outcome))
+        return outcome
+
+    async def _result_view(self, interaction_id: str, outcome: DecisionOutcome) -> dict[str, Any]:
+        if outcome.kind is OutcomeKind.DELIVERED:
+            return render_notice_modal(RESULT_TITLE, "✅ Your answer was sent to the agent.")
         if outcome.kind is OutcomeKind.REJECTED:
             tracked = await self._store.get(interaction_id)
-            view = (
-                render_question_modal(tracked.snapshot, 0, errors_note=outcome.text)
-                if tracked is not None and tracked.snapshot.is_pending
-                else render_notice_modal(RESULT_TITLE, outcome.text)
-            )
-        elif outcome.kind is OutcomeKind.DELIVERED:
-            view = render_notice_modal(RESULT_TITLE, "✅ Your answer was sent to the agent.")
-        else:
-            view = render_notice_modal(RESULT_TITLE, outcome.text)
+            if tracked is not None and tracked.snapshot.is_pending:
+                return render_question_modal(tracked.snapshot, 0, errors_note=outcome.text)
+        return render_notice_modal(RESULT_TITLE, outcome.text)
+
+    async def _replace_view(self, view_id: str, view: dict[str, Any]) -> None:
         try:
             await self._slack.update_view(view_id, view)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             # The person may have closed the modal; the message shows the outcome anyway.
             log.info("could not update modal %s: %r", view_id, exc)
-        return outcome
 
     async def choose_action(self, value: str, actor: SlackActor) -> tuple[str, DecisionOutcome]:
         interaction_id, response = await self._parse_button(value, parse_action_choice)

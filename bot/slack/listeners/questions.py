@@ -71,13 +71,15 @@ def register(app: AsyncApp) -> None:
         if check.responses is None:
             await ack(response_action="update", view=check.view)
             return
-        await ack(response_action="update", view=services.questions.submitting_view())
         actor = await actor_of(services, body)
-        interaction_id = check.interaction_id
-        outcome = await services.questions.finish_submission(
-            view["id"], interaction_id, check.responses, actor
+
+        async def acknowledge(result: dict[str, Any]) -> None:
+            await ack(response_action="update", view=result)
+
+        outcome = await services.questions.submit(
+            view["id"], check.interaction_id, check.responses, actor, acknowledge
         )
-        await services.presenter.tell(actor.user_id, interaction_id, outcome)
+        await services.presenter.tell(actor.user_id, check.interaction_id, outcome)
 
     @app.options(action_id_pattern(ActionId.ANSWER_INPUT))
     async def type_ahead(ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
