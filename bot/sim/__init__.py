@@ -4,8 +4,11 @@
 until a signal (the CLI). `SimState` holds the interactions and their rules.
 """
 
+from bot.sim.errors import SimError
+from bot.sim.paging import ListFilter
 from bot.sim.server import SimServer, run_sim, start_sim
-from bot.sim.state import InteractionSpec, ListFilter, SimError, SimState
+from bot.sim.spec import InteractionSpec
+from bot.sim.state import SimState
 
 __all__ = [
     "InteractionSpec",

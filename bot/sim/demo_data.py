@@ -15,7 +15,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from bot.sim.state import InteractionSpec, SimState, new_id
+from bot.sim.spec import InteractionSpec
+from bot.sim.state import SimState, new_id
 
 log = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 Every resolve-body rule and the idempotency comparison come from
 `bot.novo.rules`, so the simulator cannot drift from the client. What lives
 here is the server's side of Part 1 and Part 2 of the API doc: the record a
-resolve leaves behind, pagination that survives records changing between
-pages, expiry that cancels a whole run, and tolerance of terminated runs.
+resolve leaves behind, pages cut by `paging.py`'s position cursors, expiry
+that cancels a whole run, and tolerance of terminated runs.
 
 The clock is injected so tests can move time; every public method first
 applies expiry, so no caller ever sees a pending interaction whose
@@ -14,26 +14,15 @@ applies expiry, so no caller ever sees a pending interaction whose
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import secrets
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Self
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-    model_validator,
-)
-from pydantic.alias_generators import to_camel
+from pydantic import ValidationError
 
+from bot.clock import Clock, utc_now
 from bot.novo.errors import ResolveRuleError
 from bot.novo.models import (
     TIMEOUT_REASON,
@@ -41,10 +30,8 @@ from bot.novo.models import (
     BatchItemStatus,
     Decision,
     Interaction,
-    InteractionKind,
     InteractionStatus,
     Page,
-    QuestionRequest,
     ResolveInteractionBody,
 )
 from bot.novo.rules import (
@@ -56,19 +43,15 @@ from bot.novo.rules import (
     outcome_of,
     recorded_outcome,
 )
+from bot.sim.errors import SimError, invalid_request, not_found
+from bot.sim.paging import ListFilter, decode_cursor, encode_cursor, sort_key
+from bot.sim.spec import InteractionSpec
 
-Clock = Callable[[], datetime]
 DEFAULT_PARK_SECONDS = 900.0
 QUESTION_TOOL_NAME = "ask_question"
 DEFAULT_APPROVAL_TOOL_NAME = "custom_tool"
-DEFAULT_STEP_NUMBER = 1
 
-_CURSOR = TypeAdapter(tuple[AwareDatetime, str])
 _ANSWER_FIELDS = {"request_id", "option_id", "option_ids", "text"}
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _to_millis(value: datetime) -> datetime:
@@ -80,110 +63,8 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(8)}"
 
 
-class SimError(Exception):
-    """A refusal the API answers with an error body (status, Part 2 error type, message)."""
-
-    def __init__(self, status: int, type_: str, message: str) -> None:
-        super().__init__(f"{status} {type_}: {message}")
-        self.status = status
-        self.type = type_
-        self.message = message
-
-
-def _not_found(interaction_id: str) -> SimError:
-    return SimError(404, "interaction_not_found", f"no interaction {interaction_id!r}")
-
-
-def invalid_request(message: str) -> SimError:
-    return SimError(400, "invalid_request", message)
-
-
-class InteractionSpec(BaseModel):
-    """The control API's create body: what a run would put on a paused interaction.
-
-    Unknown fields are refused (unlike the public models) because a typo in a
-    test's spec should fail loudly rather than silently fall back to a default.
-    """
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True
-    )
-
-    kind: InteractionKind
-    id: str | None = Field(default=None, min_length=1)
-    run_id: str | None = Field(default=None, min_length=1)
-    root_run_id: str | None = Field(default=None, min_length=1)
-    worker_ref: str | None = Field(default=None, min_length=1)
-    thread_id: str | None = Field(default=None, min_length=1)
-    agent_id: str | None = Field(default=None, min_length=1)
-    step_number: int = Field(default=DEFAULT_STEP_NUMBER, ge=0)
-    tool_name: str | None = Field(default=None, min_length=1)
-    tool_call_id: str | None = Field(default=None, min_length=1)
-    hook_id: str | None = Field(default=None, min_length=1)
-    input: Any = None
-    preview: dict[str, Any] | None = None
-    request: QuestionRequest | None = None
-    expires_in_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-
-    @model_validator(mode="after")
-    def _fits_kind(self) -> Self:
-        if self.kind == "approval_request":
-            if self.request is not None:
-                raise ValueError("an approval_request carries no request")
-            return self
-        if self.request is None:
-            raise ValueError("a question needs a request")
-        if self.hook_id is not None or self.input is not None or self.preview is not None:
-            raise ValueError("hookId, input and preview are for approvals only")
-        ids = [q.id for q in self.request.questions] + [a.id for a in self.request.actions]
-        if not ids:
-            raise ValueError("a question's request needs at least one question or action")
-        if any(not i for i in ids) or len(set(ids)) != len(ids):
-            raise ValueError("question and action ids must be non-empty and unique")
-        for question in self.request.questions:
-            options = [o.id for o in question.options or []]
-            if any(not o for o in options) or len(set(options)) != len(options):
-                raise ValueError(f"question {question.id!r}: option ids must be unique")
-        return self
-
-
-@dataclass(frozen=True)
-class ListFilter:
-    """`GET /v1/interactions` filters; all given ones must match (AND)."""
-
-    run_id: str | None = None
-    status: InteractionStatus | None = None
-    kind: InteractionKind | None = None
-
-    def matches(self, item: Interaction) -> bool:
-        if self.run_id is not None and self.run_id not in (item.run_id, item.root_run_id):
-            return False
-        if self.status is not None and item.status != self.status:
-            return False
-        return self.kind is None or item.kind == self.kind
-
-
-def _sort_key(item: Interaction) -> tuple[datetime, str]:
-    return (item.created_at, item.id)
-
-
 def _sort_key_by_deadline(item: Interaction) -> tuple[datetime, str]:
     return (item.expires_at or item.created_at, item.id)
-
-
-def encode_cursor(item: Interaction) -> str:
-    """The position after `item`, not an offset, so resolving records between pages is safe."""
-    raw = _CURSOR.dump_json((item.created_at, item.id))
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        raw = base64.b64decode(padded.encode("ascii"), altchars=b"-_", validate=True)
-        return _CURSOR.validate_json(raw)
-    except (UnicodeError, binascii.Error, ValidationError):
-        raise invalid_request("cursor is not one this server issued") from None
 
 
 def _recorded_body(body: ResolveInteractionBody) -> dict[str, Any]:
@@ -266,7 +147,7 @@ class SimState:
     def interactions(self) -> list[Interaction]:
         """Every interaction, oldest first."""
         self.expire_due()
-        return [i.model_copy(deep=True) for i in sorted(self._items.values(), key=_sort_key)]
+        return [i.model_copy(deep=True) for i in sorted(self._items.values(), key=sort_key)]
 
     def list_page(
         self,
@@ -284,9 +165,9 @@ class SimState:
             (
                 i
                 for i in self._items.values()
-                if where.matches(i) and (after is None or _sort_key(i) > after)
+                if where.matches(i) and (after is None or sort_key(i) > after)
             ),
-            key=_sort_key,
+            key=sort_key,
         )
         data = [i.model_copy(deep=True) for i in found[:limit]]
         has_more = len(found) > limit
@@ -299,7 +180,7 @@ class SimState:
     def _find(self, interaction_id: str) -> Interaction:
         item = self._items.get(interaction_id)
         if item is None:
-            raise _not_found(interaction_id)
+            raise not_found(interaction_id)
         return item
 
     # -- resolving ---------------------------------------------------------------------------

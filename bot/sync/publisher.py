@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
+import weakref
 
 from bot.clock import Clock
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
@@ -27,7 +27,16 @@ class MessagePublisher:
         self._store = store
         self._slack = slack
         self._clock = clock
-        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # weak: a lock lives only while someone holds or waits on it, so a
+        # long-running bridge does not keep one per interaction it ever saw
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def _lock(self, interaction_id: str) -> asyncio.Lock:
+        lock = self._locks.get(interaction_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[interaction_id] = lock
+        return lock
 
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         queued = await self._store.open_decision(tracked.id)
@@ -41,7 +50,7 @@ class MessagePublisher:
 
     async def post(self, tracked: TrackedInteraction) -> str:
         """Post a claimed interaction and record its ts; raises SlackApiError on failure."""
-        async with self._locks[tracked.id]:
+        async with self._lock(tracked.id):
             message = await self.render(tracked)
             ts = await self._slack.post_message(tracked.channel, message)
             await self._store.mark_posted(tracked.id, ts, fingerprint(message), self._clock())
@@ -55,7 +64,7 @@ class MessagePublisher:
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""
-        async with self._locks[interaction_id]:
+        async with self._lock(interaction_id):
             tracked = await self._store.get(interaction_id)
             if tracked is None or tracked.ts is None:
                 return False
