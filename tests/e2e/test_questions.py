@@ -322,3 +322,37 @@ async def test_two_people_answering_differently_one_wins_the_other_is_told(loop:
 
     await wait_until(loser_told, message="the second person told someone answered first")
     await loop.shows(ts, "Answered", f"<@{winner}>")
+
+
+async def test_stale_answer_button_opens_a_notice_not_a_form(loop: Loop) -> None:
+    q = {"id": "q_name", "prompt": "Name"}
+    interaction_id, ts = await _question(loop, q)
+    stale_blocks = loop.slack.message(CHANNEL, ts).blocks
+    await loop.api_resolve(
+        interaction_id, {"inputResponses": [{"requestId": "q_name", "text": "done by hand"}]}
+    )
+    await loop.shows(ts, "outside Slack")
+    # a client still showing the old message sends the old button's click
+    payload = {
+        "type": "block_actions",
+        "user": {"id": "U0ADA", "username": "ada", "name": "ada", "team_id": "T0LOCAL"},
+        "team": {"id": "T0LOCAL", "domain": "novo-local"},
+        "api_app_id": "A0LOCAL",
+        "channel": {"id": CHANNEL, "name": "approvals"},
+        "container": {"type": "message", "message_ts": ts, "channel_id": CHANNEL},
+        "message": {"ts": ts, "blocks": stale_blocks},
+        "trigger_id": loop.slack.issue_trigger("U0ADA"),
+        "actions": [
+            {"type": "button", "action_id": ActionId.ANSWER.value, "value": interaction_id}
+        ],
+    }
+    response = await loop.driver.send_raw(loop.driver.encode(payload))
+    assert response.status_code == 200
+    notice = await wait_until(
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.NOTICE_MODAL), None
+        ),
+        message="a notice opened instead of the form",
+    )
+    assert "no longer waiting" in str(notice.blocks)
+    assert not [v for v in loop.slack.views() if v.callback_id == CallbackId.QUESTION_MODAL]
