@@ -61,7 +61,9 @@ async def _demo(seconds: float, scripted_clicks: bool) -> int:
             bridge = Bridge(_settings(sim, slack, Path(tmp) / "demo.db"), host="127.0.0.1")
             await bridge.start()
             assert bridge.url is not None
-            transcript = Transcript(slack, sim.url, http, DEMO_CHANNEL, started=time.monotonic())
+            transcript = Transcript(
+                slack, sim.url, DEMO_API_KEY, http, DEMO_CHANNEL, started=time.monotonic()
+            )
             transcript.banner(sim.url, slack.url, bridge.url)
             tasks = [asyncio.create_task(transcript.follow(stop))]
             if scripted_clicks:

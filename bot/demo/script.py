@@ -33,6 +33,7 @@ async def script_clicks(
     people = itertools.cycle(["U0ADA", "U0GRACE", "U0LINUS"])
     done: set[str] = set()
     approvals = 0
+    questions = 0
     while True:
         await asyncio.sleep(STEP_SECONDS)
         message = _next_waiting(slack, channel, done)
@@ -51,17 +52,18 @@ async def script_clicks(
                 else:
                     transcript.say(f"*click* {name} presses Approve")
                     await driver.click_message_button(user, channel, message.ts, ActionId.APPROVE)
-            elif ActionId.ANSWER in actions:
-                transcript.say(f"*click* {name} presses Answer and fills in the form")
-                await _answer(slack, driver, user, channel, message)
             else:
+                questions += 1
                 choice = next(
                     (a for a in actions if action_id_pattern(ActionId.QUESTION_ACTION).match(a)),
                     None,
                 )
-                if choice is not None:
-                    transcript.say(f"*click* {name} picks one of the agent's actions")
+                if choice is not None and (questions % 2 == 0 or ActionId.ANSWER not in actions):
+                    transcript.say(f"*click* {name} picks one of the agent's own actions")
                     await driver.click_message_button(user, channel, message.ts, choice)
+                elif ActionId.ANSWER in actions:
+                    transcript.say(f"*click* {name} presses Answer and fills in the form")
+                    await _answer(slack, driver, user, channel, message)
         except (AssertionError, TimeoutError, KeyError) as exc:
             transcript.say(f"(scripted click skipped: {exc})")
 

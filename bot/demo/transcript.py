@@ -19,10 +19,17 @@ _DATE = re.compile(r"<!date\^\d+\^[^|>]*\|([^>]*)>")
 
 class Transcript:
     def __init__(
-        self, slack: LocalSlack, sim_url: str, http: httpx.AsyncClient, channel: str, started: float
+        self,
+        slack: LocalSlack,
+        sim_url: str,
+        api_key: str,
+        http: httpx.AsyncClient,
+        channel: str,
+        started: float,
     ) -> None:
         self._slack = slack
         self._sim_url = sim_url
+        self._auth = {"Authorization": f"Bearer {api_key}"}
         self._http = http
         self._channel = channel
         self._started = started
@@ -88,6 +95,23 @@ class Transcript:
                 title = (view.get("title") or {}).get("text", "")
                 self.say(f"modal {method.split('.')[1]:6} “{title}”")
 
+    async def _print_resolution(self, interaction_id: str) -> None:
+        """What Novo recorded, so the reader sees each answer's exact shape."""
+        response = await self._http.get(
+            f"{self._sim_url}/v1/interactions/{interaction_id}", headers=self._auth
+        )
+        if response.status_code != 200:
+            return
+        record = response.json()
+        resolution = record.get("resolution") or {}
+        for entry in resolution.get("inputResponses") or []:
+            answer = {k: v for k, v in entry.items() if k != "requestId"} or "(action chosen)"
+            self.say(f"        {entry.get('requestId')}: {self._readable(str(answer))}")
+        if resolution.get("cancel"):
+            self.say("        cancel: true")
+        if resolution.get("reason"):
+            self.say(f"        reason: {self._readable(str(resolution['reason']))}")
+
     async def _print_new_resolves(self) -> None:
         try:
             response = await self._http.get(f"{self._sim_url}/_sim/log")
@@ -98,4 +122,6 @@ class Transcript:
             if entry["method"] == "POST" and entry["path"].endswith("/resolve"):
                 target = entry["path"].split("/")[3]
                 self.say(f"Novo  ← resolve {target} → HTTP {entry['status']}")
+                if entry["status"] == 200:
+                    await self._print_resolution(target)
         self._seen_requests = len(requests)
