@@ -1,0 +1,79 @@
+"""Start-up configuration: every setting by its env name, and one clear line when one is wrong."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings, SettingsError, load_settings
+
+VALID = {
+    "SLACK_BOT_TOKEN": "xoxb-1-2-3",
+    "SLACK_SIGNING_SECRET": "signing",
+    "NOVO_API_URL": "https://novo.example/",
+    "NOVO_API_KEY": "novo-key",
+    "NOVO_SLACK_CHANNEL": "C0123",
+}
+
+
+def _load(monkeypatch: pytest.MonkeyPatch, **env: str) -> Settings:
+    for name in [*VALID, "SLACK_APP_TOKEN", "NOVO_SLACK_POLL_SECONDS", "NOVO_SLACK_PORT"]:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return load_settings(_env_file=None)
+
+
+def test_defaults_and_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = _load(monkeypatch, **VALID)
+    assert settings.novo_api_url == "https://novo.example"
+    assert settings.port == 3000
+    assert settings.poll_seconds == 2.0
+    assert str(settings.db_path) == "novo-slack.db"
+    assert settings.socket_mode is False
+    assert "novo-key" not in repr(settings) and "xoxb-1-2-3" not in repr(settings)
+
+
+def test_app_token_turns_on_socket_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = _load(monkeypatch, **VALID, SLACK_APP_TOKEN="xapp-1-abc")
+    assert settings.socket_mode is True
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("NOVO_SLACK_POLL_SECONDS", "soon", "NOVO_SLACK_POLL_SECONDS"),
+        ("NOVO_SLACK_POLL_SECONDS", "0", "NOVO_SLACK_POLL_SECONDS"),
+        ("NOVO_SLACK_PORT", "70000", "NOVO_SLACK_PORT"),
+        ("SLACK_BOT_TOKEN", "xapp-wrong-kind", "SLACK_BOT_TOKEN"),
+        ("SLACK_APP_TOKEN", "xoxb-wrong-kind", "SLACK_APP_TOKEN"),
+        ("NOVO_API_URL", "novo.example", "NOVO_API_URL"),
+    ],
+)
+def test_malformed_setting_is_named(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, expected: str
+) -> None:
+    with pytest.raises(SettingsError) as raised:
+        _load(monkeypatch, **{**VALID, name: value})
+    assert str(raised.value).startswith(expected)
+    assert "\n" not in str(raised.value)
+
+
+def test_missing_setting_stops_start_up_with_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in VALID}
+    env.update({k: v for k, v in VALID.items() if k != "NOVO_API_KEY"})
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=tmp_path,  # no .env here
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "novo-slack: NOVO_API_KEY is required but not set"
