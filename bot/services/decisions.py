@@ -26,7 +26,7 @@ from bot.novo.errors import (
 )
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.novo.rules import check_resolve_body
-from bot.services.describe import describe_final_state
+from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.render.context import SlackDecision
 from bot.store import QueuedDecision, Store
@@ -63,9 +63,9 @@ class DecisionService:
         """Record a decision durably, then try to deliver it at once."""
         tracked = await self._store.get(interaction_id)
         if tracked is None:
-            return DecisionOutcome(OutcomeKind.UNKNOWN, "This request is not one novo-slack knows.")
+            return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
         if tracked.gone:
-            return DecisionOutcome(OutcomeKind.GONE, "This request no longer exists in Novo.")
+            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
         if not tracked.snapshot.is_pending:
             text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
             return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
@@ -119,7 +119,7 @@ class DecisionService:
             await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
             await self._store.mark_gone(interaction_id, self._clock())
             await self._publisher.refresh(interaction_id)
-            return DecisionOutcome(OutcomeKind.GONE, "This request no longer exists in Novo.")
+            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
         except (BadRequestError, ResolveRuleError) as exc:
             message = exc.message
             await self._store.finish_decision(queued.id, "rejected", self._clock(), message)

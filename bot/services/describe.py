@@ -5,8 +5,23 @@ from __future__ import annotations
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.slack.render.common import escape_mrkdwn, truncate
 from bot.slack.render.context import SlackDecision
+from bot.store import TrackedInteraction
 
 REASON_PREVIEW = 300
+GONE_TEXT = "This request no longer exists in Novo."
+UNKNOWN_TEXT = "novo-slack does not know this request."
+NOT_WAITING_TEXT = "Novo is no longer waiting for an answer."
+
+
+def why_not_waiting(tracked: TrackedInteraction | None) -> str | None:
+    """None while the interaction still waits; else why not, for a notice instead of a form."""
+    if tracked is None:
+        return UNKNOWN_TEXT
+    if tracked.gone:
+        return GONE_TEXT
+    if tracked.snapshot.is_pending:
+        return None
+    return f"{NOT_WAITING_TEXT} {describe_final_state(tracked.snapshot, tracked.decided_in_slack)}"
 
 
 def describe_final_state(interaction: Interaction, decided_in_slack: SlackDecision | None) -> str:

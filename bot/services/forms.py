@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.services.describe import describe_final_state
+from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.modals import ReasonIntent, render_notice_modal, render_reason_modal
@@ -19,7 +19,6 @@ from bot.store import Store, TrackedInteraction
 log = logging.getLogger(__name__)
 
 NOT_WAITING_TITLE = "Nothing to answer"
-UNKNOWN_TEXT = "novo-slack does not know this request."
 
 
 class FormService:
@@ -32,17 +31,9 @@ class FormService:
     ) -> tuple[TrackedInteraction | None, dict[str, Any] | None]:
         """The tracked interaction if it still waits, else a notice view saying why not."""
         tracked = await self._store.get(interaction_id)
-        if tracked is None:
-            return None, render_notice_modal(NOT_WAITING_TITLE, UNKNOWN_TEXT)
-        if tracked.gone:
-            return None, render_notice_modal(
-                NOT_WAITING_TITLE, "This request no longer exists in Novo."
-            )
-        if not tracked.snapshot.is_pending:
-            text = "Novo is no longer waiting for an answer. " + describe_final_state(
-                tracked.snapshot, tracked.decided_in_slack
-            )
-            return None, render_notice_modal(NOT_WAITING_TITLE, text)
+        reason = why_not_waiting(tracked)
+        if reason is not None:
+            return None, render_notice_modal(NOT_WAITING_TITLE, reason)
         return tracked, None
 
     async def open_reason_modal(

@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.services.decisions import DecisionService
-from bot.services.describe import describe_final_state
+from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.reasons import slack_reason
 from bot.slack.gateway import SlackGateway
@@ -80,12 +80,10 @@ class QuestionService:
         if ref is None:
             return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, "This form is damaged."))
         tracked = await self._store.get(ref.interaction_id)
-        if tracked is None or tracked.gone or not tracked.snapshot.is_pending:
-            text = "Novo is no longer waiting for an answer."
-            if tracked is not None and not tracked.gone:
-                text += " " + describe_final_state(tracked.snapshot, tracked.decided_in_slack)
+        reason = why_not_waiting(tracked)
+        if reason is not None or tracked is None:  # (the second test only narrows the type)
             self._drafts.pop(view_id, None)
-            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, text))
+            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, reason or UNKNOWN_TEXT))
         parsed = parse_submission(tracked.snapshot, ref.page, state_values)
         if not isinstance(parsed, ParsedSubmission):
             return SubmissionCheck(errors=parsed, interaction_id=ref.interaction_id)

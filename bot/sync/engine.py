@@ -86,12 +86,11 @@ class SyncEngine:
 
     async def refresh_open(self) -> int:
         """Re-render every open message (countdowns); only changed ones are sent."""
-        changed = 0
+        report = PollReport()
         for tracked in await self._store.open_interactions():
-            report = PollReport()
             if await self._refresh(tracked.id, report):
-                changed += 1
-        return changed
+                report.updated += 1
+        return report.updated
 
     async def _post_new(self, interaction: Interaction, report: PollReport) -> None:
         channel = self._router.channel_for(interaction)
