@@ -1,5 +1,14 @@
 """Durable state of the bridge: which message shows which interaction, and decisions in flight."""
 
-from bot.store.repository import QueuedDecision, Store, TrackedInteraction
+from bot.store.errors import StoreLockedError, StoreOpenError
+from bot.store.repository import Store
+from bot.store.rows import QueuedDecision, TrackedInteraction, TrackedMessage
 
-__all__ = ["QueuedDecision", "Store", "TrackedInteraction"]
+__all__ = [
+    "QueuedDecision",
+    "Store",
+    "StoreLockedError",
+    "StoreOpenError",
+    "TrackedInteraction",
+    "TrackedMessage",
+]

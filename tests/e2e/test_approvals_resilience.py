@@ -61,7 +61,9 @@ async def test_crash_between_post_and_record_is_reconciled_not_reposted(loop: Lo
     # the crash window: the message exists in Slack, the store never learned its ts
     with sqlite3.connect(loop.settings.db_path) as db:
         db.execute(
-            "UPDATE interactions SET state = 'posting', ts = NULL WHERE id = ?", (created["id"],)
+            "UPDATE messages SET state = 'posting', ts = NULL"
+            " WHERE interaction_id = ? AND purpose = 'channel'",
+            (created["id"],),
         )
     bridge = fast_bridge(loop.settings)
     await bridge.start()

@@ -10,25 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
 
+from bot.domain import SlackActor, SlackDecision
 
-@dataclass(frozen=True)
-class SlackActor:
-    user_id: str
-    display_name: str
-
-
-@dataclass(frozen=True)
-class SlackDecision:
-    """A decision taken in Slack, as the bridge recorded it.
-
-    `verb` is what to say ("Approved", "Denied", "Answered", "Dismissed",
-    "Chose “Skip the migration”"); `note` is the person's own words, if any.
-    """
-
-    actor: SlackActor
-    at: datetime
-    verb: str
-    note: str | None = None
+__all__ = ["MessageContext", "RenderedMessage", "SlackActor", "SlackDecision"]
 
 
 @dataclass(frozen=True)

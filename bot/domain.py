@@ -1,0 +1,30 @@
+"""Who decided what in Slack: the bridge's own facts, shared by the store, services and renderers.
+
+They live apart from rendering so the store can keep them without depending on
+how a message looks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class SlackActor:
+    user_id: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class SlackDecision:
+    """A decision taken in Slack, as the bridge recorded it.
+
+    `verb` is what to say ("Approved", "Denied", "Answered", "Dismissed",
+    "Chose “Skip the migration”"); `note` is the person's own words, if any.
+    """
+
+    actor: SlackActor
+    at: datetime
+    verb: str
+    note: str | None = None

@@ -1,0 +1,84 @@
+"""What every part of the store shares: the engine, and SQL said once for both dialects.
+
+Only one thing differs by dialect in the queries themselves: which `insert`
+construct carries `ON CONFLICT` (SQLite and PostgreSQL spell it the same).
+Each public method runs in one short transaction of its own, in a task of its
+own: a caller cancelled half-way (a job stopped at shutdown) never abandons a
+connection mid-query, and `close` waits for what is still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import RowMapping, Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql import Executable
+
+from bot.store.locks import KeyedLocks
+from bot.store.opening import Opened
+
+Insert = postgresql.Insert | sqlite.Insert
+T = TypeVar("T")
+
+
+class StoreBase:
+    def __init__(self, opened: Opened) -> None:
+        self._opened = opened
+        self._engine: AsyncEngine = opened.engine
+        self._local_locks = KeyedLocks()
+        self._running: set[asyncio.Future[Any]] = set()
+
+    @property
+    def engine_name(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._engine.dialect.name
+
+    @property
+    def shown(self) -> str:
+        """Where the data lives, password masked: fit for logs."""
+        return self._opened.target.shown
+
+    def _insert(self, table: Table) -> Insert:
+        if self.engine_name == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    async def _transaction(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run `work` in one transaction that completes even if our caller is cancelled."""
+
+        async def run() -> T:
+            async with self._engine.begin() as connection:
+                return await work(connection)
+
+        task = asyncio.ensure_future(run())
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return await asyncio.shield(task)
+
+    async def _finish_running(self) -> None:
+        if self._running:
+            await asyncio.gather(*self._running, return_exceptions=True)
+
+    async def _write(self, statement: Executable) -> int:
+        """Run one change; its row count says whether the condition held."""
+
+        async def work(connection: AsyncConnection) -> int:
+            return int((await connection.execute(statement)).rowcount)
+
+        return await self._transaction(work)
+
+    async def _all(self, statement: Executable) -> Sequence[RowMapping]:
+        """Rows of a query, or those a change returned (`RETURNING`)."""
+
+        async def work(connection: AsyncConnection) -> Sequence[RowMapping]:
+            return (await connection.execute(statement)).mappings().all()
+
+        return await self._transaction(work)
+
+    async def _first(self, statement: Executable) -> RowMapping | None:
+        rows = await self._all(statement)
+        return rows[0] if rows else None

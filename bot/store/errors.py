@@ -1,0 +1,43 @@
+"""Why the store could not be opened, each said in one line that names the setting.
+
+    StoreOpenError        the database can't be used (corrupt, read-only, missing
+     │                    directory, unreachable server, bad URL, …)
+     └── StoreLockedError another process already owns this SQLite file
+
+Both are raised by `Store.open` after everything it started (connections, the
+SQLite thread, the file lock) has been let go, so a process that prints the
+message and returns does exit.
+"""
+
+from __future__ import annotations
+
+SETTING = "NOVO_SLACK_DB"
+
+
+class StoreOpenError(Exception):
+    """The store named by `NOVO_SLACK_DB` can't be opened; `str()` is one line."""
+
+    def __init__(self, where: str, cause: str) -> None:
+        self.where = where
+        self.cause = _one_line(cause)
+        super().__init__(f"{SETTING}: {where}: {self.cause}")
+
+
+class StoreLockedError(StoreOpenError):
+    """A second process tried to open a SQLite file one process already owns."""
+
+    def __init__(self, where: str, pid: int | None) -> None:
+        owner = f" (pid {pid})" if pid is not None else ""
+        super().__init__(where, "")
+        self.pid = pid
+        self.args = (
+            f"{SETTING}: {where} is in use by another novo-slack process{owner}; one process"
+            " owns one SQLite file — use PostgreSQL for several replicas",
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unknown error"

@@ -1,0 +1,203 @@
+"""Interactions we track and their primary message: the queries the sync engine runs.
+
+Every state change is one conditional statement whose row count says whether
+it happened (`UPDATE … WHERE state = 'posting'`): two tasks, or two replicas,
+racing on the same interaction can never both win, and nothing is
+check-then-act.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.domain import SlackDecision
+from bot.novo.models import Interaction
+from bot.store.base import StoreBase
+from bot.store.records import dump_record, wire_record
+from bot.store.rows import TrackedInteraction, tracked
+from bot.store.schema import PRIMARY, interactions, messages
+
+_primary = and_(messages.c.interaction_id == interactions.c.id, messages.c.purpose == PRIMARY)
+_PRIMARY_COLUMNS = (
+    messages.c.channel,
+    messages.c.state,
+    messages.c.ts,
+    messages.c.rendered_hash,
+    messages.c.synced,
+    messages.c.claimed_at,
+)
+
+
+_TRACKED = select(interactions, *_PRIMARY_COLUMNS).join(messages, _primary)
+
+
+class InteractionQueries(StoreBase):
+    async def claim_for_posting(
+        self, interaction: Interaction, channel: str, now: datetime
+    ) -> bool:
+        """Record the intent to post before posting; False when already tracked (posted once)."""
+        claim = (
+            self._insert(interactions)
+            .values(
+                id=interaction.id,
+                kind=interaction.kind,
+                status=interaction.status,
+                snapshot=dump_record(wire_record(interaction)),
+                gone=False,
+                created_at=now,
+                updated_at=now,
+            )
+            .on_conflict_do_nothing()
+            .returning(interactions.c.id)
+        )
+
+        async def claim_both(connection: AsyncConnection) -> bool:
+            if (await connection.execute(claim)).first() is None:
+                return False
+            await connection.execute(
+                messages.insert().values(
+                    interaction_id=interaction.id,
+                    purpose=PRIMARY,
+                    channel=channel,
+                    state="posting",
+                    synced=False,
+                    version=0,
+                    claimed_at=now,
+                    updated_at=now,
+                )
+            )
+            return True
+
+        return await self._transaction(claim_both)
+
+    async def mark_posted(
+        self, interaction_id: str, ts: str, rendered_hash: str, now: datetime
+    ) -> bool:
+        return (
+            await self._write(
+                update(messages)
+                .where(
+                    messages.c.interaction_id == interaction_id,
+                    messages.c.purpose == PRIMARY,
+                    messages.c.state == "posting",
+                )
+                .values(
+                    state="posted",
+                    ts=ts,
+                    rendered_hash=rendered_hash,
+                    version=messages.c.version + 1,
+                    updated_at=now,
+                )
+            )
+            == 1
+        )
+
+    async def update_snapshot(self, interaction: Interaction, now: datetime) -> None:
+        """Keep the newest API record; never move a finalized record back to pending.
+
+        A change of status puts every message of the interaction out of step,
+        so each is re-rendered.
+        """
+        snapshot = dump_record(wire_record(interaction))
+        row = interactions.c
+
+        async def keep(connection: AsyncConnection) -> None:
+            # a record only ever leaves pending: a pending one never moves a status
+            if interaction.status != "pending":
+                moved = await connection.execute(
+                    update(interactions)
+                    .where(row.id == interaction.id, row.status != interaction.status)
+                    .values(snapshot=snapshot, status=interaction.status, updated_at=now)
+                )
+                if moved.rowcount:
+                    await connection.execute(
+                        update(messages)
+                        .where(messages.c.interaction_id == interaction.id)
+                        .values(synced=False)
+                    )
+                    return
+            await connection.execute(
+                update(interactions)
+                .where(row.id == interaction.id, row.status == interaction.status)
+                .values(snapshot=snapshot, updated_at=now)
+            )
+
+        await self._transaction(keep)
+
+    async def set_rendered_hash(self, interaction_id: str, rendered_hash: str) -> None:
+        """What Slack shows now; also marks the message as in step with the record."""
+        await self._write(
+            update(messages)
+            .where(messages.c.interaction_id == interaction_id, messages.c.purpose == PRIMARY)
+            .values(rendered_hash=rendered_hash, synced=True, version=messages.c.version + 1)
+        )
+
+    async def mark_gone(self, interaction_id: str, now: datetime) -> None:
+        async def gone(connection: AsyncConnection) -> None:
+            await connection.execute(
+                update(interactions)
+                .where(interactions.c.id == interaction_id)
+                .values(gone=True, updated_at=now)
+            )
+            await connection.execute(
+                update(messages)
+                .where(messages.c.interaction_id == interaction_id)
+                .values(synced=False)
+            )
+
+        await self._transaction(gone)
+
+    async def record_slack_decision(self, interaction_id: str, decision: SlackDecision) -> bool:
+        """Remember who decided in Slack; the first delivered decision wins."""
+        return (
+            await self._write(
+                update(interactions)
+                .where(interactions.c.id == interaction_id, interactions.c.decided_by_id.is_(None))
+                .values(
+                    decided_by_id=decision.actor.user_id,
+                    decided_by_name=decision.actor.display_name,
+                    decided_verb=decision.verb,
+                    decided_note=decision.note,
+                    decided_at=decision.at,
+                )
+            )
+            == 1
+        )
+
+    async def get(self, interaction_id: str) -> TrackedInteraction | None:
+        row = await self._first(_TRACKED.where(interactions.c.id == interaction_id))
+        return tracked(row) if row is not None else None
+
+    async def unposted(self) -> list[TrackedInteraction]:
+        """Claimed but not confirmed posted: the crash window to reconcile.
+
+        Each carries `claimed_at`: a message, if one was sent, is no older.
+        """
+        query = _TRACKED.where(messages.c.state == "posting")
+        rows = await self._all(query.order_by(messages.c.claimed_at, interactions.c.id))
+        return [tracked(r) for r in rows]
+
+    async def open_interactions(self) -> list[TrackedInteraction]:
+        query = _TRACKED.where(
+            interactions.c.status == "pending",
+            interactions.c.gone.is_(False),
+            messages.c.state == "posted",
+        )
+        rows = await self._all(query.order_by(interactions.c.created_at, interactions.c.id))
+        return [tracked(r) for r in rows]
+
+    async def out_of_step(self) -> list[TrackedInteraction]:
+        """Finished interactions whose message may not show it yet (an update failed)."""
+        query = _TRACKED.where(
+            messages.c.synced.is_(False),
+            messages.c.state == "posted",
+            or_(interactions.c.status != "pending", interactions.c.gone.is_(True)),
+        )
+        rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
+        return [tracked(r) for r in rows]
+
+    async def tracked_ids(self) -> set[str]:
+        return {str(r["id"]) for r in await self._all(select(interactions.c.id))}

@@ -1,0 +1,134 @@
+"""Any Slack message about an interaction, named by (interaction, purpose, channel).
+
+The primary message (purpose `channel`) is created by `claim_for_posting`;
+reminders, copies and the like are claimed here before they are sent, so each
+is posted once because the database says so. `version` rises with each change
+of what a message shows, for writers that compare-and-set.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, select, update
+
+from bot.store.base import StoreBase
+from bot.store.rows import TrackedMessage, message
+from bot.store.schema import messages
+
+
+def _named(interaction_id: str, purpose: str, channel: str) -> list[ColumnElement[bool]]:
+    return [
+        messages.c.interaction_id == interaction_id,
+        messages.c.purpose == purpose,
+        messages.c.channel == channel,
+    ]
+
+
+class MessageQueries(StoreBase):
+    async def messages(self, interaction_id: str) -> list[TrackedMessage]:
+        """Every message about one interaction, oldest claim first."""
+        rows = await self._all(
+            select(messages)
+            .where(messages.c.interaction_id == interaction_id)
+            .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+        )
+        return [message(r) for r in rows]
+
+    async def get_message(
+        self, interaction_id: str, purpose: str, channel: str
+    ) -> TrackedMessage | None:
+        row = await self._first(select(messages).where(*_named(interaction_id, purpose, channel)))
+        return message(row) if row is not None else None
+
+    async def claim_message(
+        self, interaction_id: str, purpose: str, channel: str, now: datetime
+    ) -> bool:
+        """Record the intent to post before posting; False when it was claimed before.
+
+        The interaction must be tracked already (claimed for posting).
+        """
+        claim = (
+            self._insert(messages)
+            .values(
+                interaction_id=interaction_id,
+                purpose=purpose,
+                channel=channel,
+                state="posting",
+                synced=False,
+                version=0,
+                claimed_at=now,
+                updated_at=now,
+            )
+            .on_conflict_do_nothing()
+            .returning(messages.c.interaction_id)
+        )
+        return await self._first(claim) is not None
+
+    async def mark_message_posted(
+        self,
+        interaction_id: str,
+        purpose: str,
+        channel: str,
+        ts: str,
+        rendered_hash: str,
+        now: datetime,
+    ) -> bool:
+        """Record the ts of a claimed message; False when it was recorded before."""
+        return (
+            await self._write(
+                update(messages)
+                .where(*_named(interaction_id, purpose, channel), messages.c.state == "posting")
+                .values(
+                    state="posted",
+                    ts=ts,
+                    rendered_hash=rendered_hash,
+                    synced=True,
+                    version=messages.c.version + 1,
+                    updated_at=now,
+                )
+            )
+            == 1
+        )
+
+    async def set_message_hash(
+        self,
+        interaction_id: str,
+        purpose: str,
+        channel: str,
+        rendered_hash: str,
+        now: datetime,
+        *,
+        expected_version: int | None = None,
+    ) -> bool:
+        """What Slack shows now; with `expected_version`, only if nobody wrote since."""
+        conditions = _named(interaction_id, purpose, channel)
+        if expected_version is not None:
+            conditions.append(messages.c.version == expected_version)
+        return (
+            await self._write(
+                update(messages)
+                .where(*conditions)
+                .values(
+                    rendered_hash=rendered_hash,
+                    synced=True,
+                    version=messages.c.version + 1,
+                    updated_at=now,
+                )
+            )
+            == 1
+        )
+
+    async def unposted_messages(self) -> list[TrackedMessage]:
+        """Every message claimed but not confirmed posted, of any purpose, oldest first."""
+        rows = await self._all(
+            select(messages)
+            .where(messages.c.state == "posting")
+            .order_by(
+                messages.c.claimed_at,
+                messages.c.interaction_id,
+                messages.c.purpose,
+                messages.c.channel,
+            )
+        )
+        return [message(r) for r in rows]

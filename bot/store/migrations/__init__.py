@@ -1,0 +1,1 @@
+"""Alembic revisions of the store's schema, applied in order by `bot.store.migrate`."""

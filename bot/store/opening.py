@@ -1,0 +1,163 @@
+"""Turn `NOVO_SLACK_DB` into a ready engine, or into one line saying why not.
+
+Order matters: the path is checked before anything is created beside it, the
+SQLite file lock is taken before the file is touched, and on any failure
+everything already started (the engine and its connections, aiosqlite's
+thread, the lock) is let go before `StoreOpenError` is raised, so a process
+that prints the error and returns exits at once.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from bot.store.errors import StoreOpenError
+from bot.store.filelock import PRIVATE, FileLock
+from bot.store.migrate import SchemaError
+from bot.store.target import Target, parse_target
+
+CONNECT_TIMEOUT_SECONDS = 10.0
+SQLITE_SIDECARS = ("-wal", "-shm")
+
+
+@dataclass
+class Opened:
+    engine: AsyncEngine
+    target: Target
+    lock: FileLock | None
+
+    async def close(self) -> None:
+        try:
+            await self.engine.dispose()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
+
+
+async def open_engine(
+    target: Path | str,
+    prepare: Callable[[AsyncConnection], Awaitable[Any]],
+    *,
+    schema: str | None = None,
+    exclusive: bool = True,
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
+) -> Opened:
+    """Open and run `prepare` (migrations, or a look at the revision) in one transaction.
+
+    `schema` pins PostgreSQL's `search_path`, so tables and Alembic's version
+    table live in that schema. `exclusive` takes the SQLite file lock (only a
+    read-only look at the revision goes without it).
+    """
+    where = parse_target(target)
+    lock: FileLock | None = None
+    engine: AsyncEngine | None = None
+    try:
+        if where.path is not None:
+            _check_path(where.path)
+            if not exclusive and not where.path.exists():
+                raise StoreOpenError(where.shown, "no such file")
+            lock = FileLock.acquire(where.path, where.shown) if exclusive else None
+            _create_private(where.path)
+            engine = _sqlite_engine(where)
+        else:
+            engine = _postgres_engine(where, schema, connect_timeout)
+        async with engine.begin() as connection:
+            await prepare(connection)
+        if where.path is not None:
+            _make_private(where.path)
+        return Opened(engine, where, lock)
+    except BaseException as exc:
+        if engine is not None:
+            await engine.dispose()
+        if lock is not None:
+            lock.release()
+        if isinstance(exc, StoreOpenError):
+            raise
+        if isinstance(exc, Exception):
+            raise StoreOpenError(where.shown, _cause(exc)) from exc
+        raise
+
+
+def _check_path(path: Path) -> None:
+    shown = str(path)
+    parent = path.parent
+    if not parent.exists():
+        raise StoreOpenError(shown, f"directory {parent} does not exist")
+    if not parent.is_dir():
+        raise StoreOpenError(shown, f"{parent} is not a directory")
+    if path.is_dir():
+        raise StoreOpenError(shown, "is a directory, not a database file")
+    if path.exists():
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise StoreOpenError(shown, "is not a regular file")
+        if not os.access(path, os.W_OK) or not mode & stat.S_IWUSR:
+            raise StoreOpenError(shown, "the file is read-only")
+    elif not os.access(parent, os.W_OK):
+        raise StoreOpenError(shown, f"directory {parent} is not writable")
+
+
+def _create_private(path: Path) -> None:
+    """Create the file 0600 ourselves: SQLite gives its -wal and -shm the same mode."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE)
+    os.close(fd)
+    _make_private(path)
+
+
+def _make_private(path: Path) -> None:
+    for name in (path, *(path.with_name(path.name + s) for s in SQLITE_SIDECARS)):
+        try:
+            if stat.S_IMODE(name.stat().st_mode) != PRIVATE:
+                name.chmod(PRIVATE)
+        except FileNotFoundError:
+            continue
+
+
+def _sqlite_engine(where: Target) -> AsyncEngine:
+    engine = create_async_engine(where.url, pool_size=1, max_overflow=0)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # we say BEGIN ourselves (below) so DDL is transactional too
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            for pragma in ("journal_mode=WAL", "busy_timeout=5000", "foreign_keys=ON"):
+                cursor.execute(f"PRAGMA {pragma}")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _postgres_engine(where: Target, schema: str | None, timeout: float) -> AsyncEngine:
+    connect_args: dict[str, Any] = {"timeout": timeout}
+    if schema is not None:
+        connect_args["server_settings"] = {"search_path": schema}
+    return create_async_engine(where.url, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _cause(exc: Exception) -> str:
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return str(exc.orig) or type(exc.orig).__name__
+    if isinstance(exc, TimeoutError):
+        return "no answer from the database server in time"
+    if isinstance(exc, SchemaError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,174 @@
+"""The outbox: decisions taken in Slack, kept until Novo has acknowledged them.
+
+A queued decision's `next_attempt_at` doubles as its lease: while it lies
+ahead, the attempt under way (or a retry's backoff) keeps every other worker
+off it; once it has passed, the decision is due and any one worker may claim
+it with a conditional update.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.domain import SlackDecision
+from bot.novo.models import ResolveInteractionBody
+from bot.store.base import StoreBase
+from bot.store.records import dump_record, wire_record
+from bot.store.rows import DecisionState, QueuedDecision, queued
+from bot.store.schema import decisions
+
+_queued = decisions.c.state == "queued"
+
+
+class DecisionQueries(StoreBase):
+    async def enqueue_decision(
+        self,
+        interaction_id: str,
+        body: ResolveInteractionBody,
+        decision: SlackDecision,
+        lease_until: datetime,
+    ) -> QueuedDecision | None:
+        """Keep a decision durably before it is sent; None when another one is already open.
+
+        `lease_until` keeps the redelivery job off it while the first attempt
+        is under way; after a crash the job picks it up once the lease ends.
+        """
+        insert = (
+            self._insert(decisions)
+            .values(
+                interaction_id=interaction_id,
+                body=dump_record(wire_record(body)),
+                actor_id=decision.actor.user_id,
+                actor_name=decision.actor.display_name,
+                verb=decision.verb,
+                note=decision.note,
+                state="queued",
+                attempts=0,
+                next_attempt_at=lease_until,
+                created_at=decision.at,
+                updated_at=decision.at,
+            )
+            .on_conflict_do_nothing()
+            .returning(*decisions.c)
+        )
+        try:
+            row = await self._first(insert)
+        except IntegrityError:  # not a tracked interaction
+            return None
+        return queued(row) if row is not None else None
+
+    async def open_decision(self, interaction_id: str) -> QueuedDecision | None:
+        row = await self._first(
+            select(decisions).where(decisions.c.interaction_id == interaction_id, _queued)
+        )
+        return queued(row) if row is not None else None
+
+    async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
+        rows = await self._all(
+            select(decisions)
+            .where(_queued, decisions.c.next_attempt_at <= now)
+            .order_by(decisions.c.id)
+        )
+        return [queued(r) for r in rows]
+
+    async def claim_due(self, decision_id: int, now: datetime, lease_until: datetime) -> bool:
+        """Take a due decision for one delivery attempt; False when another worker took it."""
+        return (
+            await self._write(
+                update(decisions)
+                .where(decisions.c.id == decision_id, _queued, decisions.c.next_attempt_at <= now)
+                .values(next_attempt_at=lease_until)
+            )
+            == 1
+        )
+
+    async def claim_due_decisions(
+        self, now: datetime, lease_until: datetime, limit: int = 100
+    ) -> list[QueuedDecision]:
+        """Find and take due decisions in one statement; each goes to exactly one worker.
+
+        On PostgreSQL rows another replica is claiming are skipped, not waited on.
+        """
+        due = (
+            select(decisions.c.id)
+            .where(_queued, decisions.c.next_attempt_at <= now)
+            .order_by(decisions.c.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        claim = (
+            update(decisions)
+            .where(decisions.c.id.in_(due.scalar_subquery()), decisions.c.next_attempt_at <= now)
+            .values(next_attempt_at=lease_until)
+            .returning(*decisions.c)
+        )
+        rows = await self._all(claim)
+        return sorted((queued(r) for r in rows), key=lambda d: d.id)
+
+    async def release_expired_leases(self, now: datetime) -> int:
+        """Decisions whose lease has passed are due now; a live lease is never touched.
+
+        Returns how many queued decisions are due, for the start-up log line.
+        """
+        return await self._write(
+            update(decisions)
+            .where(_queued, decisions.c.next_attempt_at <= now)
+            .values(next_attempt_at=now)
+        )
+
+    async def release_leases(self, now: datetime) -> int:
+        """At start-up: decisions an earlier process was delivering are due again now.
+
+        On SQLite this process owns the file alone (the file lock proves the
+        earlier one is gone), so every queued decision is due at once. On
+        PostgreSQL other replicas may be delivering: only expired leases go.
+        """
+        if self.engine_name != "sqlite":
+            return await self.release_expired_leases(now)
+        return await self._write(update(decisions).where(_queued).values(next_attempt_at=now))
+
+    async def queued_count(self) -> int:
+        row = await self._first(
+            select(func.count().label("n")).select_from(decisions).where(_queued)
+        )
+        return int(row["n"]) if row is not None else 0
+
+    async def set_response_view(self, decision_id: int, view_id: str) -> None:
+        await self._write(
+            update(decisions).where(decisions.c.id == decision_id).values(response_view_id=view_id)
+        )
+
+    async def finish_decision(
+        self, decision_id: int, state: DecisionState, now: datetime, error: str | None = None
+    ) -> bool:
+        """Close a queued decision; False when someone else closed it first."""
+        return (
+            await self._write(
+                update(decisions)
+                .where(decisions.c.id == decision_id, _queued)
+                .values(
+                    state=state,
+                    last_error=error,
+                    attempts=decisions.c.attempts + 1,
+                    updated_at=now,
+                )
+            )
+            == 1
+        )
+
+    async def retry_decision_later(
+        self, decision_id: int, next_attempt_at: datetime, error: str, now: datetime
+    ) -> None:
+        await self._write(
+            update(decisions)
+            .where(decisions.c.id == decision_id, _queued)
+            .values(
+                attempts=decisions.c.attempts + 1,
+                next_attempt_at=next_attempt_at,
+                last_error=error,
+                updated_at=now,
+            )
+        )

@@ -1,0 +1,139 @@
+"""What the store hands out: plain frozen records, built from rows in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, cast
+
+from sqlalchemy import RowMapping
+
+from bot.domain import SlackActor, SlackDecision
+from bot.novo.models import Interaction, ResolveInteractionBody
+from bot.store.records import load_record
+
+DecisionState = Literal["queued", "delivered", "conflict", "rejected", "gone"]
+MessageState = Literal["posting", "posted"]
+
+
+@dataclass(frozen=True)
+class TrackedMessage:
+    """One Slack message about an interaction; (interaction_id, purpose, channel) names it.
+
+    `version` goes up with every change of what it shows, so a writer can
+    compare-and-set. `claimed_at` is when the intent to post was recorded:
+    a message still `posting` after a crash was sent, if at all, after it.
+    """
+
+    interaction_id: str
+    purpose: str
+    channel: str
+    state: MessageState
+    ts: str | None
+    rendered_hash: str | None
+    synced: bool
+    version: int
+    claimed_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class TrackedInteraction:
+    """One interaction the bridge has (or is about to have) a Slack message for.
+
+    `channel`, `ts`, `rendered_hash`, `state` and `claimed_at` are those of
+    its primary message (purpose `channel`).
+    """
+
+    id: str
+    kind: str
+    state: MessageState
+    snapshot: Interaction
+    channel: str
+    ts: str | None
+    rendered_hash: str | None
+    gone: bool
+    decided_in_slack: SlackDecision | None
+    claimed_at: datetime | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Still waiting on a human as far as the bridge last knew."""
+        return self.snapshot.is_pending and not self.gone
+
+
+@dataclass(frozen=True)
+class QueuedDecision:
+    """A decision taken in Slack, kept until Novo has acknowledged it."""
+
+    id: int
+    interaction_id: str
+    body: ResolveInteractionBody
+    decision: SlackDecision
+    state: DecisionState
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    response_view_id: str | None
+
+
+def tracked(row: RowMapping) -> TrackedInteraction:
+    decided = None
+    if row["decided_by_id"] and row["decided_at"] is not None:
+        decided = SlackDecision(
+            actor=SlackActor(row["decided_by_id"], row["decided_by_name"] or row["decided_by_id"]),
+            at=row["decided_at"],
+            verb=row["decided_verb"] or "Decided",
+            note=row["decided_note"],
+        )
+    return TrackedInteraction(
+        id=row["id"],
+        kind=row["kind"],
+        state=cast(MessageState, row["state"]),
+        snapshot=Interaction.model_validate(load_record(row["snapshot"])),
+        channel=row["channel"],
+        ts=row["ts"],
+        rendered_hash=row["rendered_hash"],
+        gone=bool(row["gone"]),
+        decided_in_slack=decided,
+        claimed_at=row["claimed_at"],
+    )
+
+
+def message(row: RowMapping) -> TrackedMessage:
+    return TrackedMessage(
+        interaction_id=row["interaction_id"],
+        purpose=row["purpose"],
+        channel=row["channel"],
+        state=cast(MessageState, row["state"]),
+        ts=row["ts"],
+        rendered_hash=row["rendered_hash"],
+        synced=bool(row["synced"]),
+        version=int(row["version"]),
+        claimed_at=row["claimed_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def queued(row: RowMapping) -> QueuedDecision:
+    return QueuedDecision(
+        id=int(row["id"]),
+        interaction_id=row["interaction_id"],
+        body=ResolveInteractionBody.model_validate(load_record(row["body"])),
+        decision=SlackDecision(
+            actor=SlackActor(row["actor_id"], row["actor_name"]),
+            at=row["created_at"],
+            verb=row["verb"],
+            note=row["note"],
+        ),
+        state=cast(DecisionState, row["state"]),
+        attempts=int(row["attempts"]),
+        next_attempt_at=row["next_attempt_at"],
+        last_error=row["last_error"],
+        response_view_id=row["response_view_id"],
+    )
+
+
+def answers(text: str) -> list[dict[str, Any]]:
+    value = load_record(text)
+    return [dict(item) for item in value] if isinstance(value, list) else []

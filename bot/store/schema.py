@@ -1,0 +1,135 @@
+"""The store's tables, one definition for SQLite and PostgreSQL.
+
+This is the shape the newest migration leaves behind; queries are written
+against it. Changing it means adding a revision under `migrations/versions/`.
+
+- `interactions`: the newest API record of each interaction we track, and who
+  decided it in Slack.
+- `messages`: every Slack message about an interaction, keyed by
+  (interaction, purpose, channel). Purpose `channel` is the interaction's
+  primary message, at most one per interaction.
+- `decisions`: the outbox of decisions taken in Slack, at most one queued per
+  interaction.
+- `leases`: named leases that let one replica at a time do a job.
+- `drafts`: answers typed into a form that is still open.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    text,
+)
+
+from bot.store.sqltypes import UtcDateTime
+
+PRIMARY = "channel"
+"""The purpose of an interaction's own message in its channel."""
+
+metadata = MetaData()
+
+interactions = Table(
+    "interactions",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("kind", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("snapshot", Text, nullable=False),
+    Column("gone", Boolean, nullable=False, server_default=text("false")),
+    Column("decided_by_id", Text),
+    Column("decided_by_name", Text),
+    Column("decided_verb", Text),
+    Column("decided_note", Text),
+    Column("decided_at", UtcDateTime),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Index("interactions_open", "status", "gone"),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("interaction_id", Text, ForeignKey("interactions.id"), nullable=False),
+    Column("purpose", Text, nullable=False),
+    Column("channel", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("ts", Text),
+    Column("rendered_hash", Text),
+    Column("synced", Boolean, nullable=False, server_default=text("false")),
+    Column("version", Integer, nullable=False, server_default=text("0")),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    PrimaryKeyConstraint("interaction_id", "purpose", "channel", name="messages_pkey"),
+    CheckConstraint("state IN ('posting', 'posted')", name="messages_state_known"),
+    Index("messages_state", "state", "purpose"),
+    Index(
+        "messages_one_primary",
+        "interaction_id",
+        unique=True,
+        sqlite_where=text(f"purpose = '{PRIMARY}'"),
+        postgresql_where=text(f"purpose = '{PRIMARY}'"),
+    ),
+)
+
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("interaction_id", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("actor_id", Text, nullable=False),
+    Column("actor_name", Text, nullable=False),
+    Column("verb", Text, nullable=False),
+    Column("note", Text),
+    Column("state", Text, nullable=False),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("next_attempt_at", UtcDateTime, nullable=False),
+    Column("last_error", Text),
+    Column("response_view_id", Text),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
+    CheckConstraint(
+        "state IN ('queued', 'delivered', 'conflict', 'rejected', 'gone')",
+        name="decisions_state_known",
+    ),
+    Index(
+        "decisions_one_open",
+        "interaction_id",
+        unique=True,
+        sqlite_where=text("state = 'queued'"),
+        postgresql_where=text("state = 'queued'"),
+    ),
+    Index("decisions_due", "state", "next_attempt_at"),
+)
+
+leases = Table(
+    "leases",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("holder", Text, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("acquired_at", UtcDateTime, nullable=False),
+)
+
+drafts = Table(
+    "drafts",
+    metadata,
+    Column("view_id", Text, primary_key=True),
+    Column("interaction_id", Text, nullable=False),
+    Column("answers", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Index("drafts_interaction", "interaction_id"),
+    Index("drafts_updated", "updated_at"),
+)

@@ -1,0 +1,121 @@
+"""Interactions and their primary message: claimed once, posted once, never back to pending."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from bot.domain import SlackActor, SlackDecision
+from bot.store import Store
+
+from .helpers import NOW, interaction
+
+
+async def test_two_claimers_one_wins(store: Store, peer: Store) -> None:
+    claims = await asyncio.gather(
+        *(s.claim_for_posting(interaction(), "C1", NOW) for s in (store, peer, store, peer))
+    )
+    assert claims.count(True) == 1
+    assert await store.tracked_ids() == {"int_1"}
+
+
+async def test_posted_once_and_the_primary_message_is_shown(store: Store, peer: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    later = NOW + timedelta(seconds=2)
+    results = await asyncio.gather(
+        store.mark_posted("int_1", "1.0001", "h1", later),
+        peer.mark_posted("int_1", "1.0002", "h2", later),
+    )
+    assert sorted(results) == [False, True]
+    tracked = await store.get("int_1")
+    assert tracked is not None
+    assert (tracked.state, tracked.channel) == ("posted", "C1")
+    assert (tracked.ts, tracked.rendered_hash) in {("1.0001", "h1"), ("1.0002", "h2")}
+    assert tracked.claimed_at == NOW
+    assert [t.id for t in await store.open_interactions()] == ["int_1"]
+
+
+async def test_unposted_says_when_the_post_was_claimed(store: Store) -> None:
+    await store.claim_for_posting(interaction("int_b"), "C1", NOW + timedelta(seconds=5))
+    await store.claim_for_posting(interaction("int_a"), "C2", NOW)
+    unposted = await store.unposted()
+    assert [(t.id, t.channel, t.claimed_at) for t in unposted] == [
+        ("int_a", "C2", NOW),
+        ("int_b", "C1", NOW + timedelta(seconds=5)),
+    ]
+    assert all(t.state == "posting" and t.ts is None for t in unposted)
+    await store.mark_posted("int_a", "1.1", "h", NOW)
+    assert [t.id for t in await store.unposted()] == ["int_b"]
+
+
+async def test_a_finished_record_never_goes_back_to_pending(store: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    await store.mark_posted("int_1", "1.0001", "h", NOW)
+    assert await store.out_of_step() == []
+    await store.update_snapshot(interaction(status="resolved"), NOW)
+    await store.update_snapshot(interaction(status="pending"), NOW)  # a stale list page
+    tracked = await store.get("int_1")
+    assert tracked is not None and tracked.snapshot.status == "resolved"
+    assert await store.open_interactions() == []
+    assert [t.id for t in await store.out_of_step()] == ["int_1"]
+    await store.set_rendered_hash("int_1", "h2")
+    assert await store.out_of_step() == []
+    await store.update_snapshot(interaction(status="resolved", reason="same status"), NOW)
+    assert await store.out_of_step() == []  # same status: the message is still right
+    tracked = await store.get("int_1")
+    assert tracked is not None and tracked.snapshot.reason == "same status"
+
+
+async def test_a_gone_interaction_is_out_of_step_until_rendered(store: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    await store.mark_posted("int_1", "1.0001", "h", NOW)
+    await store.set_rendered_hash("int_1", "h")
+    await store.mark_gone("int_1", NOW)
+    tracked = await store.get("int_1")
+    assert tracked is not None and tracked.gone and not tracked.is_open
+    assert [t.id for t in await store.out_of_step()] == ["int_1"]
+    await store.set_rendered_hash("int_1", "h-gone")
+    assert await store.out_of_step() == []
+
+
+async def test_the_first_slack_decision_is_kept(store: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    ada = SlackDecision(SlackActor("U1", "Ada"), NOW, "Approved", "looks fine")
+    grace = SlackDecision(SlackActor("U2", "Grace"), NOW + timedelta(seconds=1), "Denied")
+    assert await store.record_slack_decision("int_1", ada)
+    assert not await store.record_slack_decision("int_1", grace)
+    tracked = await store.get("int_1")
+    assert tracked is not None and tracked.decided_in_slack == ada
+
+
+async def test_unknown_interactions_are_none(store: Store) -> None:
+    assert await store.get("nope") is None
+    assert not await store.mark_posted("nope", "1.1", "h", NOW)
+
+
+async def test_the_record_is_kept_as_received_whatever_its_text(store: Store) -> None:
+    odd = "nul\x00 bidi\u202e\u2066 zero\u200b emoji🙂 lone\ud800 surrogate \\u0000"
+    deep: object = "bottom"
+    for _ in range(300):
+        deep = {"next": deep}
+    record = interaction(input={"deep": deep, "odd": odd, odd: [odd]}, reason=odd)
+    await store.claim_for_posting(record, "C1", NOW)
+    tracked = await store.get("int_1")
+    assert tracked is not None
+    assert tracked.snapshot.input == record.input
+    assert tracked.snapshot.reason == odd
+
+
+async def test_a_record_too_deep_to_store_is_kept_in_part(store: Store) -> None:
+    deep: object = "bottom"
+    for _ in range(5000):
+        deep = [deep]
+    await store.claim_for_posting(interaction(input=deep), "C1", NOW)
+    tracked = await store.get("int_1")
+    assert tracked is not None and tracked.snapshot.id == "int_1"
+    kept = tracked.snapshot.input
+    depth = 0
+    while isinstance(kept, list):
+        kept, depth = kept[0], depth + 1
+    assert isinstance(kept, str) and kept.startswith("(not kept: nested deeper than")
+    assert depth > 100

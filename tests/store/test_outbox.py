@@ -1,0 +1,96 @@
+"""The decision outbox: one open decision per interaction, each delivery attempt taken once."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from bot.store import Store
+
+from .helpers import NOW, decision, interaction
+
+LEASE = NOW + timedelta(minutes=3)
+
+
+async def test_one_open_decision_per_interaction(store: Store, peer: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    first, second = await asyncio.gather(
+        store.enqueue_decision("int_1", *decision("U1"), LEASE),
+        peer.enqueue_decision("int_1", *decision("U2"), LEASE),
+    )
+    assert (first is None) != (second is None)
+    winner = first or second
+    assert winner is not None and winner.state == "queued" and winner.next_attempt_at == LEASE
+    assert await store.open_decision("int_1") == winner
+    assert await store.finish_decision(winner.id, "delivered", NOW)
+    assert not await peer.finish_decision(winner.id, "conflict", NOW)
+    third = await store.enqueue_decision("int_1", *decision("U2"), LEASE)
+    assert third is not None and third.id > winner.id  # a closed one no longer blocks
+    assert await store.queued_count() == 1
+
+
+async def test_a_decision_for_an_untracked_interaction_is_refused(store: Store) -> None:
+    assert await store.enqueue_decision("nope", *decision("U1", "nope"), LEASE) is None
+
+
+async def test_due_decisions_are_claimed_by_one_worker(store: Store, peer: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    queued = await store.enqueue_decision("int_1", *decision("U1"), NOW)
+    assert queued is not None
+    assert [d.id for d in await store.due_decisions(NOW)] == [queued.id]
+    claims = await asyncio.gather(
+        *(s.claim_due(queued.id, NOW, LEASE) for s in (store, peer, store, peer))
+    )
+    assert claims.count(True) == 1
+    assert await store.due_decisions(NOW) == []
+    assert [d.id for d in await store.due_decisions(LEASE)] == [queued.id]
+
+
+async def test_batch_claims_never_overlap(store: Store, peer: Store) -> None:
+    ids = []
+    for n in range(12):
+        await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
+        queued = await store.enqueue_decision(f"int_{n}", *decision("U1", f"int_{n}"), NOW)
+        assert queued is not None
+        ids.append(queued.id)
+    batches = await asyncio.gather(
+        *(s.claim_due_decisions(NOW, LEASE, limit=5) for s in (store, peer, store, peer))
+    )
+    claimed = [d.id for batch in batches for d in batch]
+    assert sorted(claimed) == ids  # each exactly once
+    assert all(d.next_attempt_at == LEASE for batch in batches for d in batch)
+
+
+async def test_expired_leases_are_released_live_ones_kept(store: Store) -> None:
+    for n, lease in enumerate((NOW - timedelta(seconds=1), NOW + timedelta(minutes=5))):
+        await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
+        await store.enqueue_decision(f"int_{n}", *decision("U1", f"int_{n}"), lease)
+    assert await store.release_expired_leases(NOW) == 1
+    live = await store.open_decision("int_1")
+    assert live is not None and live.next_attempt_at == NOW + timedelta(minutes=5)
+    assert [d.interaction_id for d in await store.due_decisions(NOW)] == ["int_0"]
+
+
+async def test_retry_later_counts_the_attempt(store: Store) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    queued = await store.enqueue_decision("int_1", *decision("U1"), NOW)
+    assert queued is not None
+    await store.retry_decision_later(queued.id, LEASE, "Novo down", NOW)
+    await store.set_response_view(queued.id, "V1")
+    again = await store.open_decision("int_1")
+    assert again is not None
+    assert (again.attempts, again.last_error, again.next_attempt_at, again.response_view_id) == (
+        1,
+        "Novo down",
+        LEASE,
+        "V1",
+    )
+    assert again.decision.at == NOW and again.body == queued.body
+
+
+async def test_release_leases_at_start_up(store: Store) -> None:
+    """SQLite: its one process owns every lease, so all come due; PostgreSQL: only expired."""
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    await store.enqueue_decision("int_1", *decision("U1"), LEASE)
+    released = await store.release_leases(NOW)
+    assert released == (1 if store.engine_name == "sqlite" else 0)
