@@ -2,11 +2,22 @@
 
 A stale message can still be clicked; an interaction that is no longer
 waiting gets a clear notice instead of a form that would fail on submit.
+
+When many people click the same form's button at once, they share reads of
+the interaction: reading a large one (a form of thousands of options) takes
+tens of milliseconds, one read after another, and each click's trigger_id
+expires 3 s after the click. A click takes the result of a read under way or
+finished less than ``READ_REUSE_SECONDS`` ago. That is no staler than what
+the bridge knows anyway (Novo is polled every few seconds), and a form opened
+on a record that just changed still meets the full check when it is submitted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
@@ -19,18 +30,58 @@ from bot.store import Store, TrackedInteraction
 log = logging.getLogger(__name__)
 
 NOT_WAITING_TITLE = "Nothing to answer"
+READ_REUSE_SECONDS = 1.0
 
 
 class FormService:
-    def __init__(self, store: Store, slack: SlackGateway) -> None:
+    def __init__(
+        self,
+        store: Store,
+        slack: SlackGateway,
+        *,
+        read_reuse_seconds: float = READ_REUSE_SECONDS,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._slack = slack
+        self._reuse = read_reuse_seconds
+        self._monotonic = monotonic
+        self._reads: dict[str, asyncio.Future[TrackedInteraction | None]] = {}
+        self._recent: dict[str, tuple[float, TrackedInteraction | None]] = {}
+
+    async def _read(self, interaction_id: str) -> TrackedInteraction | None:
+        """``store.get``, shared by callers asking while it runs or just after it."""
+        now = self._monotonic()
+        self._recent = {k: v for k, v in self._recent.items() if now - v[0] < self._reuse}
+        if interaction_id in self._recent:
+            return self._recent[interaction_id][1]
+        pending = self._reads.get(interaction_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[TrackedInteraction | None] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._reads[interaction_id] = future
+        try:
+            tracked = await self._store.get(interaction_id)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # marks it retrieved when nobody else was waiting
+            raise
+        finally:
+            del self._reads[interaction_id]
+        future.set_result(tracked)
+        self._recent[interaction_id] = (self._monotonic(), tracked)
+        return tracked
 
     async def _waiting(
         self, interaction_id: str
     ) -> tuple[TrackedInteraction | None, dict[str, Any] | None]:
         """The tracked interaction if it still waits, else a notice view saying why not."""
-        tracked = await self._store.get(interaction_id)
+        tracked = await self._read(interaction_id)
         reason = why_not_waiting(tracked)
         if reason is not None:
             return None, render_notice_modal(NOT_WAITING_TITLE, reason)
@@ -52,7 +103,7 @@ class FormService:
 
     async def input_viewer(self, interaction_id: str, page: int) -> dict[str, Any]:
         """The viewer shows the input even after the decision: it is a record, not a form."""
-        tracked = await self._store.get(interaction_id)
+        tracked = await self._read(interaction_id)
         if tracked is None:
             return render_notice_modal("Tool input", UNKNOWN_TEXT)
         last = input_viewer_page_count(tracked.snapshot) - 1

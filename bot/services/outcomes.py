@@ -2,6 +2,11 @@
 
 Services return these instead of talking to the user themselves, so one
 presenter decides how each lands (ephemeral message, modal update, nothing).
+
+`text` is mrkdwn, shown as it is: mentions we put in it work, and every
+piece someone else wrote (Novo's error message, an agent's label, a reason)
+is escaped once by whoever builds the text. `with_detail` does that for the
+common shape "our words: their words".
 """
 
 from __future__ import annotations
@@ -10,6 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.novo.models import Interaction
+from bot.slack.render.common import escape_mrkdwn, truncate
+
+DETAIL_CHARS = 500
+"""Room for quoted text in an ephemeral line; a server's message can be any length."""
 
 
 class OutcomeKind(StrEnum):
@@ -28,6 +37,16 @@ class DecisionOutcome:
     kind: OutcomeKind
     text: str
     interaction: Interaction | None = None
+    detail: str | None = None
+    """The quoted text as it came (unescaped), for logs and for anyone who words it anew."""
+
+    @classmethod
+    def with_detail(
+        cls, kind: OutcomeKind, lead: str, detail: str, interaction: Interaction | None = None
+    ) -> DecisionOutcome:
+        """'<lead>: <detail>', the detail (e.g. Novo's error message) escaped, cut to fit."""
+        quoted = escape_mrkdwn(truncate(detail, DETAIL_CHARS))
+        return cls(kind, f"{lead}: {quoted}", interaction, detail)
 
     @property
     def succeeded(self) -> bool:

@@ -15,9 +15,15 @@ from slack_sdk.errors import SlackApiError
 
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.gateway import SlackGateway
+from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.store import Store
 
 log = logging.getLogger(__name__)
+
+
+def ephemeral_text(outcome: DecisionOutcome) -> str:
+    """The outcome's mrkdwn, made safe as everything we render is (see render.common)."""
+    return clean_text(defuse_mrkdwn(outcome.text))
 
 
 class Presenter:
@@ -43,7 +49,7 @@ class Presenter:
                 return
             channel = tracked.channel
         try:
-            await self._slack.post_ephemeral(channel, user_id, outcome.text)
+            await self._slack.post_ephemeral(channel, user_id, ephemeral_text(outcome))
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             # The decision itself is safe in the store; only the courtesy note is lost.
             log.warning(

@@ -12,8 +12,7 @@ sum (`TEXT_BUDGET`) is below it, so nothing has to be measured after rendering.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Any, cast
 
 from bot.novo.models import Interaction
 from bot.slack.ids import (
@@ -32,6 +31,8 @@ from bot.slack.limits import (
     SECTION_TEXT,
 )
 from bot.slack.render.common import (
+    clean_rendered,
+    compact_json,
     escape_inline,
     escape_mrkdwn,
     mrkdwn,
@@ -106,11 +107,12 @@ def render_approval_message(interaction: Interaction, ctx: MessageContext) -> Re
         blocks.append(_actions_block(interaction.id, decisions=True, viewer=offer_viewer))
     elif state == "queued" and offer_viewer:
         blocks.append(_actions_block(interaction.id, decisions=False, viewer=True))
-    return {
+    message: RenderedMessage = {
         "text": _fallback_text(interaction, ctx, actionable),
         "blocks": blocks,
         "metadata": message_metadata(interaction),
     }
+    return cast(RenderedMessage, clean_rendered(message))
 
 
 def approval_actions_block_id(interaction_id: str) -> str:
@@ -157,11 +159,7 @@ def _preview_value(value: Any) -> str:
     """Strings are the agent's markdown (escaped, formatting kept); anything else compact JSON."""
     if isinstance(value, str):
         return escape_mrkdwn(value) or " "
-    try:
-        compact = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
-    except (TypeError, ValueError):
-        compact = repr(value)
-    return inline_code(compact, SECTION_FIELD_TEXT)
+    return inline_code(compact_json(value), SECTION_FIELD_TEXT)
 
 
 def _more_fields_block(hidden: int) -> dict[str, Any]:

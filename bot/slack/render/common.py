@@ -3,6 +3,13 @@
 Agent-supplied text is untrusted: it must never mention a user or a channel
 and never break out of its formatting, however it is written. Everything
 here is a pure function.
+
+Besides escaping, which is per piece of text, one function owns what is
+unsafe in *any* text that reaches Slack, whoever wrote it: :func:`clean_rendered`
+walks a finished message, view or notification line and passes every string
+through :func:`clean_text`. Each renderer applies it once, to what it returns,
+so no field can be forgotten. Agent data nested deeper than ``MAX_DEPTH``
+is cut before it is ever serialised (:func:`pretty_json`, :func:`compact_json`).
 """
 
 from __future__ import annotations
@@ -13,8 +20,93 @@ from datetime import datetime
 from typing import Any
 
 ELLIPSIS = "…"
+REPLACEMENT = "\ufffd"
+MAX_DEPTH = 40
+"""Levels of agent data shown; deeper parts show as "…". Real tool inputs are far shallower,
+and a fixed bound keeps every walk over agent data well inside Python's recursion limit."""
 _ZWSP = "\u200b"
 _BROADCASTS = ("@channel", "@here", "@everyone")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Embeddings, overrides and isolates: they reorder whole runs (a header read backwards)."""
+_BIDI_MARKS = "\u200e\u200f\u061c"
+"""Zero-width marks; an RLM first makes a paragraph right-to-left and swaps word order."""
+_UNSAFE = {
+    0: None,
+    **dict.fromkeys(map(ord, _BIDI_CONTROLS), REPLACEMENT),
+    **dict.fromkeys(map(ord, _BIDI_MARKS), None),
+}
+_TEXT_OBJECTS = frozenset({"plain_text", "mrkdwn"})
+_ALLOWED_TOKEN = re.compile(r"<@[UW][A-Z0-9]{2,30}>|&(?:amp|lt|gt);")
+
+
+def clean_text(text: str) -> str:
+    """``text`` made safe to show anywhere, whoever wrote it.
+
+    * a lone UTF-16 surrogate (valid JSON, invalid Unicode) becomes U+FFFD:
+      it cannot be encoded as UTF-8, so it would break hashing and sending;
+    * NUL is dropped;
+    * bidi embeddings, overrides and isolates become U+FFFD, visibly: they
+      let an agent make text read backwards or reorder words, so the reader
+      should see that something was there;
+    * bidi marks (LRM, RLM, ALM) are dropped: they are invisible and can still
+      flip a paragraph's direction, while text reads correctly without them.
+    """
+    if text.isascii():
+        return text.replace("\x00", "") if "\x00" in text else text
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.translate(_UNSAFE)
+
+
+def clean_rendered(value: Any) -> Any:
+    """A copy of a rendered message, view, option list or text, every string cleaned.
+
+    The one place that applies :func:`clean_text`: renderers call it on what
+    they return rather than on each field, so a new field cannot slip past.
+    Rendered output is our own shape (a few levels deep), so recursion is safe.
+    """
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        cleaned = {clean_text(k): clean_rendered(v) for k, v in value.items()}
+        if cleaned.get("type") in _TEXT_OBJECTS and cleaned.get("text") == "":
+            cleaned["text"] = " "  # Slack refuses empty text; a NUL-only label would leave none
+        return cleaned
+    if isinstance(value, list):
+        return [clean_rendered(v) for v in value]
+    return value
+
+
+def cut_depth(value: Any, depth: int = MAX_DEPTH) -> Any:
+    """``value`` with whatever lies deeper than ``depth`` levels replaced by "…"."""
+    if isinstance(value, dict | list | tuple):
+        if depth <= 0:
+            return ELLIPSIS
+        if isinstance(value, dict):
+            return {k: cut_depth(v, depth - 1) for k, v in value.items()}
+        return [cut_depth(v, depth - 1) for v in value]
+    return value
+
+
+def defuse_mrkdwn(text: str) -> str:
+    """Our own mrkdwn with whatever was left unescaped in it escaped, the rest untouched.
+
+    Notices and ephemeral messages are mrkdwn built by us: mentions we put
+    there (``<@U123>``) must work and pieces already escaped must not be
+    escaped again (``&amp;amp;``). Anything else that could act (``<!channel>``,
+    a ``<https://…|link>``, a bare ``&``) is escaped, so a piece someone
+    forgot to escape still cannot ping or link.
+    """
+    out: list[str] = []
+    position = 0
+    for token in _ALLOWED_TOKEN.finditer(text):
+        out.append(escape_mrkdwn(text[position : token.start()]))
+        out.append(token.group())
+        position = token.end()
+    out.append(escape_mrkdwn(text[position:]))
+    return "".join(out)
 
 
 def truncate(text: str, limit: int, marker: str = ELLIPSIS) -> str:
@@ -56,11 +148,20 @@ def code_block(text: str, limit: int) -> str:
 
 
 def pretty_json(value: Any) -> str:
-    """Readable JSON for humans; never raises, whatever the agent sent."""
+    """Readable JSON for humans; never raises, whatever the agent sent or how deep."""
     try:
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
+        return json.dumps(cut_depth(value), indent=2, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
-        return repr(value)
+        return repr(cut_depth(value))
+
+
+def compact_json(value: Any) -> str:
+    """One-line JSON for a preview field; never raises, whatever the agent sent or how deep."""
+    try:
+        shallow = cut_depth(value)
+        return json.dumps(shallow, ensure_ascii=False, separators=(", ", ": "), default=str)
+    except (TypeError, ValueError):
+        return repr(cut_depth(value))
 
 
 def plain_text(text: str, limit: int, *, emoji: bool = True) -> dict[str, Any]:

@@ -18,12 +18,12 @@ import json
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import BUTTON_TEXT, MODAL_BUTTON, MODAL_TITLE, SECTION_TEXT, VIEW_BYTES
-from bot.slack.render.common import mrkdwn, plain_text, pretty_json
+from bot.slack.render.common import clean_rendered, mrkdwn, plain_text, pretty_json
 from bot.slack.render.status import fenced_code, inline_code
 
 TITLE = "Tool input"
@@ -73,7 +73,7 @@ def render_input_viewer(interaction: Interaction, page: int) -> dict[str, Any]:
     ]
     if count > 1:
         blocks.append(_page_buttons(page, count))
-    return {
+    view = {
         "type": "modal",
         "callback_id": CallbackId.INPUT_VIEWER.value,
         "private_metadata": json.dumps({"id": interaction.id, "page": page}),
@@ -81,6 +81,7 @@ def render_input_viewer(interaction: Interaction, page: int) -> dict[str, Any]:
         "close": plain_text(CLOSE_LABEL, MODAL_BUTTON),
         "blocks": blocks,
     }
+    return cast(dict[str, Any], clean_rendered(view))
 
 
 def input_pieces(value: Any) -> list[str]:

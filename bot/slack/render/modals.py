@@ -8,13 +8,13 @@ reason always fits the API's limit and the person's words are never cut.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from bot.novo.models import Interaction
 from bot.novo.rules import MAX_REASON_CHARS
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
 from bot.slack.limits import INPUT_LABEL, INPUT_PLACEHOLDER, MODAL_BUTTON, MODAL_TITLE, SECTION_TEXT
-from bot.slack.render.common import escape_mrkdwn, mrkdwn, plain_text
+from bot.slack.render.common import clean_rendered, defuse_mrkdwn, mrkdwn, plain_text
 from bot.slack.render.status import inline_code
 
 ReasonIntent = Literal["deny", "approve_note"]
@@ -64,7 +64,7 @@ def render_reason_modal(interaction: Interaction, intent: ReasonIntent) -> dict[
         f"Tool {inline_code(interaction.tool_name)} · Agent {inline_code(interaction.agent_id)}"
         f"\n{words['effect']}"
     )
-    return {
+    view: dict[str, Any] = {
         "type": "modal",
         "callback_id": words["callback_id"],
         "private_metadata": interaction.id,
@@ -92,15 +92,19 @@ def render_reason_modal(interaction: Interaction, intent: ReasonIntent) -> dict[
             },
         ],
     }
+    return cast(dict[str, Any], clean_rendered(view))
 
 
 def render_notice_modal(title: str, text: str) -> dict[str, Any]:
-    """A read-only modal ("Submitting…", "no longer waiting", an error); `text` is escaped.
+    """A read-only modal ("Submitting…", "no longer waiting", an error) showing mrkdwn `text`.
 
-    The text may quote a server's error message, so it is treated as
-    untrusted like everything else that reaches Slack.
+    `text` is mrkdwn its builder wrote: mentions it placed (`<@U123>`) work,
+    and the pieces it quotes (a reason, a label, Novo's error message) were
+    escaped once by that builder. `defuse_mrkdwn` keeps both as they are and
+    escapes anything still raw, so a piece nobody escaped cannot ping or link
+    either, and nothing is escaped twice.
     """
-    return {
+    view = {
         "type": "modal",
         "callback_id": CallbackId.NOTICE_MODAL.value,
         "title": plain_text(title, MODAL_TITLE),
@@ -109,7 +113,8 @@ def render_notice_modal(title: str, text: str) -> dict[str, Any]:
             {
                 "type": "section",
                 "block_id": _NOTICE_BLOCK_ID,
-                "text": mrkdwn(escape_mrkdwn(text), SECTION_TEXT),
+                "text": mrkdwn(defuse_mrkdwn(text), SECTION_TEXT),
             }
         ],
     }
+    return cast(dict[str, Any], clean_rendered(view))

@@ -32,7 +32,7 @@ be measured after rendering.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -62,6 +62,7 @@ from bot.slack.question_form import (
     summarize_answers,
 )
 from bot.slack.render.common import (
+    clean_rendered,
     date_token,
     escape_inline,
     escape_mrkdwn,
@@ -153,11 +154,12 @@ def render_question_message(interaction: Interaction, ctx: MessageContext) -> Re
         hidden = len(request.actions) - MAX_ACTION_BUTTONS
         if hidden > 0:
             blocks.append(_more_actions_block(hidden))
-    return {
+    message: RenderedMessage = {
         "text": _fallback_text(interaction, ctx, request),
         "blocks": blocks,
         "metadata": message_metadata(interaction),
     }
+    return cast(RenderedMessage, clean_rendered(message))
 
 
 def question_actions_block_id(interaction_id: str) -> str:

@@ -8,15 +8,27 @@ and details, the page line, a note about a refused answer, and the view.
 A request too large for one view is split into pages (see
 ``question_form.page_layout``). Every page but the last submits with "Next":
 the caller answers that submission with ``response_action: update`` and the
-next page, keeping the answers it has parsed so far.
+next page, keeping the answers it has parsed so far. The modal asks for
+``view_closed`` (``notify_on_close``) so the caller can drop those answers
+when the person gives up half way.
+
+Building a page of the largest forms (dozens of questions of a hundred options
+each) takes tens of milliseconds, and a Slack trigger_id lives 3 s: when many
+people open the same form at once, building it for each of them would let the
+triggers expire in the queue. So pages are kept in a small LRU keyed by the
+interaction's id and a digest of its request (serialised by pydantic's Rust
+core, ~2 ms for the largest), and only the first opener of a page pays for it.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+from pydantic_core import PydanticSerializationError
 
 from bot.novo.models import Interaction, QuestionRequest
 from bot.slack.ids import ActionId, CallbackId
@@ -25,11 +37,18 @@ from bot.slack.question_form import (
     option_object,
     other_option,
     page_layout,
-    page_questions,
     question_blocks,
     question_index_of,
 )
-from bot.slack.render.common import ELLIPSIS, escape_inline, escape_mrkdwn, mrkdwn, plain_text
+from bot.slack.render.common import (
+    ELLIPSIS,
+    clean_rendered,
+    defuse_mrkdwn,
+    escape_inline,
+    escape_mrkdwn,
+    mrkdwn,
+    plain_text,
+)
 
 MODAL_TITLE_TEXT = "Answer the agent"
 SUBMIT_TEXT = "Send answer"
@@ -42,6 +61,15 @@ DETAILS_CHARS = 2_900
 NOTE_CHARS = 500
 """Caps on the page's own text; with the page line they keep a page's own blocks
 well inside question_form.PAGE_RESERVED_BYTES, whatever characters they hold."""
+CACHED_PAGES = 64
+"""Pages kept built: one busy form's pages and the first pages of a few dozen others.
+The largest page is a few MB of Python objects, so this bounds the cache to ~100 MB."""
+
+_PageKey = tuple[str, int, int]
+_pages: OrderedDict[_PageKey, dict[str, Any]] = OrderedDict()
+_last_digest: dict[str, tuple[QuestionRequest, int]] = {}
+"""The last request hashed, held so its identity cannot be reused: people opening a form
+together share one read of it, and so one digest."""
 
 
 def fit_escaped(text: str, limit: int, escape: Callable[[str], str] = escape_mrkdwn) -> str:
@@ -108,7 +136,7 @@ def _header_blocks(
         line = f"Page {page + 1} of {page_count}" + (f" · {title}" if title and page else "")
         blocks.append({"type": "context", "elements": [mrkdwn(line, TITLE_CHARS + 40)]})
     if errors_note:
-        note = fit_escaped(errors_note, NOTE_CHARS)
+        note = fit_escaped(errors_note, NOTE_CHARS, defuse_mrkdwn)
         blocks.append({"type": "section", "text": mrkdwn(f"⚠️ {note}", NOTE_CHARS + 3)})
     return blocks
 
@@ -116,13 +144,53 @@ def _header_blocks(
 def render_question_modal(
     interaction: Interaction, page: int = 0, *, errors_note: str | None = None
 ) -> dict[str, Any]:
-    """One page of the form; ``errors_note`` tells why a previous answer was refused.
+    """One page of the form; ``errors_note`` (mrkdwn) tells why a previous answer was refused.
 
-    Raises ValueError for a page the request does not have.
+    Raises ValueError for a page the request does not have. The view returned
+    shares its blocks with the cache: callers may add keys to the view itself
+    but must not change anything inside it.
     """
+    digest = _request_digest(interaction.request)
+    if errors_note is not None or digest is None:
+        return _render_page(interaction, page, errors_note)
+    key = (interaction.id, digest, page)
+    view = _pages.get(key)
+    if view is None:
+        view = _render_page(interaction, page, None)
+        _pages[key] = view
+        if len(_pages) > CACHED_PAGES:
+            _pages.popitem(last=False)
+    else:
+        _pages.move_to_end(key)
+    return dict(view)
+
+
+def _request_digest(request: QuestionRequest | None) -> int | None:
+    """What the form is built from, hashed; None when it cannot be serialised (a lone surrogate).
+
+    Python's string hash is 64-bit SipHash keyed per process: an accidental
+    collision is out of reach, and so is a crafted one.
+    """
+    if request is None:
+        return 0
+    last = _last_digest.get("request")
+    if last is not None and last[0] is request:
+        return last[1]
+    try:
+        digest = hash(request.model_dump_json())
+    except PydanticSerializationError:
+        return None
+    _last_digest["request"] = (request, digest)
+    return digest
+
+
+def _render_page(interaction: Interaction, page: int, errors_note: str | None) -> dict[str, Any]:
     request = interaction.request or QuestionRequest()
-    indices = page_questions(request, page)
-    page_count = question_modal_page_count(request)
+    layout = page_layout(request)
+    if not 0 <= page < len(layout):
+        raise ValueError(f"question form page {page} does not exist (it has {len(layout)})")
+    indices = layout[page]
+    page_count = len(layout)
     blocks = _header_blocks(request, page, page_count, errors_note)
     for index in indices:
         blocks.extend(question_blocks(request.questions[index], index))
@@ -132,6 +200,7 @@ def render_question_modal(
         "title": plain_text(MODAL_TITLE_TEXT, MODAL_TITLE),
         "close": plain_text(CLOSE_TEXT, MODAL_BUTTON),
         "private_metadata": ModalRef(interaction.id, page).encode(),
+        "notify_on_close": True,
         "blocks": blocks,
     }
     if indices:
@@ -141,7 +210,7 @@ def render_question_modal(
         blocks.append(
             {"type": "section", "text": mrkdwn(NOTHING_TO_ANSWER, len(NOTHING_TO_ANSWER))}
         )
-    return view
+    return cast(dict[str, Any], clean_rendered(view))
 
 
 def search_external_options(
@@ -170,4 +239,4 @@ def search_external_options(
             found.append(option_object(question, position))
     if question.allow_other:
         found.append(other_option())
-    return found
+    return cast(list[dict[str, Any]], clean_rendered(found))

@@ -96,6 +96,8 @@ def display_state(interaction: Interaction, ctx: MessageContext) -> DisplayState
         return "elsewhere"
     if interaction.status == "cancelled":
         return "cancelled"
+    if not interaction.is_pending:
+        return "elsewhere"  # a status this bridge does not know: it no longer waits
     if ctx.queued is not None:
         return "queued"
     return "pending"
@@ -124,7 +126,9 @@ def outcome_words(interaction: Interaction) -> tuple[str, str]:
         if interaction.decision == "cancel":
             return ICON_CANCELLED, "Cancelled"
         return ICON_DONE, "Resolved"
-    return ICON_DONE, "Answered"
+    if interaction.kind == "question":
+        return ICON_DONE, "Answered"
+    return ICON_DONE, "Resolved"  # a kind this bridge does not know
 
 
 def _decision_icon(interaction: Interaction, decision: SlackDecision) -> str:
