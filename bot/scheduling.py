@@ -1,7 +1,12 @@
-"""Timed work on APScheduler: polling, redelivering queued decisions, refreshing countdowns.
+"""Timed work on APScheduler: polling, redelivering queued decisions, refreshing
+countdowns, forgetting abandoned form drafts.
 
-Jobs never overlap themselves (`max_instances=1`, `coalesce`), and a failing
-poll backs off exponentially instead of hammering a Novo that is down.
+The jobs run independently: a poll stuck on a slow Novo, or a 429's
+`Retry-After` sleep inside one job, never holds back a queued decision's
+redelivery (each job only never overlaps itself: `max_instances=1`). Races
+between them on one interaction are settled where they meet: conditional
+updates in the store and the publisher's per-message serialisation. A
+failing poll backs off exponentially instead of hammering a Novo that is down.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -22,7 +28,9 @@ log = logging.getLogger(__name__)
 
 REDELIVERY_TICK_SECONDS = 1.0
 COUNTDOWN_REFRESH_SECONDS = 30.0
+DRAFT_PRUNE_SECONDS = 600.0
 POLL_BACKOFF_MAX_SECONDS = 60.0
+DRAIN_SECONDS = 5.0  # how long shutdown waits for running jobs before cancelling them
 
 
 class BridgeJobs:
@@ -33,29 +41,54 @@ class BridgeJobs:
         self._poll_seconds = poll_seconds
         self._failures = 0
         self._next_poll_at = 0.0
-        # one job body at a time: jobs share the store and publisher, and stop() drains them
-        self._running = asyncio.Lock()
+        self._running: set[asyncio.Task[None]] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._stopping = False
+        self.last_poll_ok: float | None = None  # time.monotonic() of the last good poll
+
+    async def _run(self, body: Callable[[], Awaitable[None]]) -> None:
+        """Run a job body, known to `drain` while it runs; nothing starts once stopping."""
+        if self._stopping:
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._running.add(task)
+        self._idle.clear()
+        try:
+            await body()
+        finally:
+            self._running.discard(task)
+            if not self._running:
+                self._idle.set()
 
     async def idle(self) -> None:
         """Return once no job body is running (benchmarks drive polls themselves)."""
-        async with self._running:
-            pass
+        await self._idle.wait()
 
-    async def drain(self) -> None:
-        """Wait for jobs already running; jobs that start afterwards do nothing.
+    async def drain(self, timeout: float = DRAIN_SECONDS) -> None:
+        """Let running jobs finish, within `timeout`; cancel what is left after it.
 
-        Shutdown calls this so it never closes the store under a running job.
+        Shutdown calls this so it never closes the store under a running job,
+        and never waits forever on a job stuck on a hanging Novo or Slack.
+        Cancelling is safe: a post cut off between `chat.postMessage` and
+        recording its ts is found again by the crash-window search.
         """
         self._stopping = True
-        await self.idle()
+        running = set(self._running)
+        if not running:
+            return
+        _, late = await asyncio.wait(running, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            log.warning("cancelled %d job(s) still running at shutdown", len(late))
+            await asyncio.wait(late, timeout=1.0)
 
     async def poll(self) -> None:
         if time.monotonic() < self._next_poll_at:
             return
-        async with self._running:
-            if not self._stopping:
-                await self._poll()
+        await self._run(self._poll)
 
     async def _poll(self) -> None:
         try:
@@ -68,6 +101,7 @@ class BridgeJobs:
             log.warning("poll failed (%s); next try in %.0fs", exc, delay)
             return
         POLLS.labels("ok").inc()
+        self.last_poll_ok = time.monotonic()
         if self._failures:
             log.info("Novo reachable again after %d failed polls", self._failures)
         self._failures = 0
@@ -80,9 +114,7 @@ class BridgeJobs:
             )
 
     async def redeliver(self) -> None:
-        async with self._running:
-            if not self._stopping:
-                await self._redeliver()
+        await self._run(self._redeliver)
 
     async def _redeliver(self) -> None:
         for queued, outcome in await self._services.decisions.deliver_due():
@@ -92,9 +124,18 @@ class BridgeJobs:
                 )
 
     async def refresh_countdowns(self) -> None:
-        async with self._running:
-            if not self._stopping:
-                await self._services.engine.refresh_open()
+        await self._run(self._refresh_countdowns)
+
+    async def _refresh_countdowns(self) -> None:
+        await self._services.engine.refresh_open()
+
+    async def prune_drafts(self) -> None:
+        await self._run(self._prune_drafts)
+
+    async def _prune_drafts(self) -> None:
+        dropped = await self._services.questions.prune_drafts()
+        if dropped:
+            log.info("forgot %d abandoned form draft(s)", dropped)
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
@@ -114,5 +155,12 @@ class BridgeJobs:
             "interval",
             seconds=COUNTDOWN_REFRESH_SECONDS,
             id="countdowns",
+            **common,
+        )
+        scheduler.add_job(
+            self.prune_drafts,
+            "interval",
+            seconds=DRAFT_PRUNE_SECONDS,
+            id="drafts",
             **common,
         )

@@ -39,6 +39,8 @@ class Faults:
         self._auto_per_second: int | None = None
         self._auto_retry_after = 1
         self._recent_posts: defaultdict[str, deque[float]] = defaultdict(deque)
+        self._delays: dict[str, float] = {}
+        self._lost_answers: dict[str, int] = {}
 
     def rate_limit_post_message(self, channel: str, *, count: int, retry_after: int) -> None:
         _script(self._post_limits, channel, count, _ratelimited(retry_after))
@@ -47,6 +49,27 @@ class Faults:
         self._auto_per_second = per_second
         self._auto_retry_after = retry_after
         self._recent_posts.clear()
+
+    def delay_method(self, method: str, seconds: float) -> None:
+        if seconds > 0:
+            self._delays[method] = seconds
+        else:
+            self._delays.pop(method, None)
+
+    def lose_answers(self, method: str, count: int) -> None:
+        self._lost_answers[method] = count
+
+    def loses_answer(self, method: str) -> bool:
+        """Whether this call, once carried out, drops its connection instead of answering."""
+        left = self._lost_answers.get(method, 0)
+        if left <= 0:
+            return False
+        self._lost_answers[method] = left - 1
+        return True
+
+    def delay_of(self, method: str) -> float:
+        """How long this call of `method` waits before it is answered."""
+        return self._delays.get(method, 0.0)
 
     def fail_method(self, method: str, *, count: int, error: str, http_status: int) -> None:
         body = {"ok": False, "error": error}

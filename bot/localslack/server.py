@@ -36,6 +36,9 @@ from bot.slack import limits
 log = logging.getLogger(__name__)
 
 DEFAULT_BOT_TOKEN = "xoxb-local-test"
+DEFAULT_APP_TOKEN = "xapp-local-test"
+# apps.connections.open asks for the app-level token; every other method refuses it.
+_APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
 _JSON_FIELDS = ("blocks", "attachments", "metadata", "view")
 _MAX_BODY = 4 * 1024 * 1024  # well above Slack's 250 KB view so the size check is ours
 
@@ -54,6 +57,10 @@ class LocalSlack:
         identity: Identity | None = None,
     ) -> None:
         self.bot_token = bot_token
+        self.app_token = DEFAULT_APP_TOKEN
+        # What apps.connections.open hands out; None: a URL on this server that is no
+        # WebSocket, so Socket Mode never connects (Slack's socket out of reach).
+        self.socket_url: str | None = None
         self.identity = identity or Identity()
         self.url = ""
         self._host = host
@@ -153,6 +160,15 @@ class LocalSlack:
         """Beyond `per_second` posts per channel in a sliding second, 429s; None turns it off."""
         self._faults.set_post_message_rate(per_second, retry_after=retry_after)
 
+    def lose_answers(self, method: str, *, count: int = 1) -> None:
+        """The next `count` calls of `method` are carried out, then the connection drops
+        before the answer is sent: the caller cannot tell whether it worked."""
+        self._faults.lose_answers(method, count)
+
+    def delay_method(self, method: str, seconds: float) -> None:
+        """Every later call of `method` answers `seconds` late (0 turns it off): a slow Slack."""
+        self._faults.delay_method(method, seconds)
+
     def fail_method(
         self, method: str, *, count: int = 1, error: str = "internal_error", http_status: int = 200
     ) -> None:
@@ -246,18 +262,26 @@ class LocalSlack:
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args: dict[str, Any] = {}
+        delay = self._faults.delay_of(method)
+        if delay:
+            await asyncio.sleep(delay)
         try:
             args = await _read_args(request)
-            self._authorize(request, args)
+            self._authorize(request, args, method)
             failure = self._faults.before_call(method, self._channel_of(method, args))
             if failure is not None:
                 return self._answer(method, args, failure.body, failure.status, failure.headers)
-            body = self._workspace.call(method, args)
+            body = self._call(method, args)
         except SlackFailure as exc:
             return self._answer(method, args, exc.body(), exc.status, exc.headers)
         if method == "chat.postMessage":
             self._faults.after_post(str(body["channel"]))
-        return self._answer(method, args, body, 200, {})
+        answer = self._answer(method, args, body, 200, {})
+        if self._faults.loses_answer(method):
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=204)  # never reaches the caller: the line is cut
+        return answer
 
     async def _response_url(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]
@@ -286,13 +310,22 @@ class LocalSlack:
         ]
         return web.json_response({"messages": shown})
 
-    def _authorize(self, request: web.Request, args: dict[str, Any]) -> None:
+    def _call(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "apps.connections.open":
+            url = self.socket_url or f"{self.url.replace('http', 'ws', 1)}/_test/no-socket"
+            return {"ok": True, "url": url}
+        return self._workspace.call(method, args)
+
+    def _authorize(self, request: web.Request, args: dict[str, Any], method: str = "") -> None:
         header = request.headers.get("Authorization", "")
         token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else None
         token = token or args.get("token")
         if not token:
             raise SlackFailure("not_authed")
-        if token != self.bot_token:
+        wanted = self.app_token if method in _APP_TOKEN_METHODS else self.bot_token
+        if token in (self.app_token, self.bot_token) and token != wanted:
+            raise SlackFailure("not_allowed_token_type")
+        if token != wanted:
             raise SlackFailure("invalid_auth")
 
     def _channel_of(self, method: str, args: dict[str, Any]) -> str | None:

@@ -172,6 +172,7 @@ class Workspace:
             "team_id": ident.team_id,
             "user_id": ident.bot_user_id,
             "bot_id": ident.bot_id,
+            "app_id": ident.app_id,
             "is_enterprise_install": False,
         }
 

@@ -47,6 +47,7 @@ from bot.novo.models import (
     ResolveInteractionBody,
 )
 from bot.novo.pagination import Pager
+from bot.novo.records import ListedRecord, UnreadableRecord, parse_record
 from bot.novo.retry import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_MAX,
@@ -67,6 +68,7 @@ REDACTED = "[redacted]"
 M = TypeVar("M", bound=BaseModel)
 
 InteractionPager = Pager[Interaction]
+RecordPager = Pager[ListedRecord]
 
 
 def _quote(segment: str) -> str:
@@ -136,7 +138,34 @@ class NovoClient:
         kind: InteractionKind | None = None,
         limit: int | None = None,
     ) -> InteractionPager:
-        """A lazy pager: `await` it for the first page, `async for` it for every item."""
+        """A lazy pager: `await` it for the first page, `async for` it for every item.
+
+        Records that cannot be parsed are left out (and logged at debug);
+        `list_records` is for callers that must know about them.
+        """
+        records = self.list_records(run_id=run_id, status=status, kind=kind, limit=limit)
+
+        async def fetch(cursor: str | None) -> Page[Interaction]:
+            page = await records.fetch(cursor)
+            readable = [r for r in page.data if isinstance(r, Interaction)]
+            for record in page.data:
+                if isinstance(record, UnreadableRecord):
+                    log.debug("novo listed an unreadable record %s: %s", record.key, record.problem)
+            return Page[Interaction](
+                data=readable, has_more=page.has_more, next_cursor=page.next_cursor
+            )
+
+        return Pager(fetch)
+
+    def list_records(
+        self,
+        *,
+        run_id: str | None = None,
+        status: InteractionStatus | None = None,
+        kind: InteractionKind | None = None,
+        limit: int | None = None,
+    ) -> RecordPager:
+        """Like `list_interactions`, but every record is parsed on its own and kept."""
         filters: dict[str, str | int] = {}
         if run_id is not None:
             filters["runId"] = run_id
@@ -147,16 +176,21 @@ class NovoClient:
         if limit is not None:
             filters["limit"] = limit
 
-        async def fetch(cursor: str | None) -> Page[Interaction]:
+        async def fetch(cursor: str | None) -> Page[ListedRecord]:
             params = dict(filters) if cursor is None else {**filters, "cursor": cursor}
             data = await self._request("GET", f"{API_PREFIX}/interactions", params=params)
-            return _parse(Page[Interaction], data, "a page of interactions")
+            envelope = _parse(Page[Any], data, "a page of interactions")
+            return Page[ListedRecord](
+                data=[parse_record(item) for item in envelope.data],
+                has_more=envelope.has_more,
+                next_cursor=envelope.next_cursor,
+            )
 
         return Pager(fetch)
 
     async def get(self, interaction_id: str) -> Interaction:
         data = await self._request("GET", f"{API_PREFIX}/interactions/{_quote(interaction_id)}")
-        return _parse(Interaction, data, "an interaction")
+        return _parse_interaction(data, "an interaction")
 
     async def resolve(
         self,
@@ -176,7 +210,7 @@ class NovoClient:
             rules.check_body_shape(body)
         path = f"{API_PREFIX}/interactions/{_quote(interaction_id)}/resolve"
         data = await self._request("POST", path, json=body.to_wire())
-        return _parse(Interaction, data, "the resolved interaction")
+        return _parse_interaction(data, "the resolved interaction")
 
     async def resolve_batch(
         self, root_run_id: str, items: Sequence[BatchResolveItem]
@@ -274,7 +308,7 @@ class NovoClient:
             raise self._status_error(response)
         try:
             return response.json()
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise NovoError(
                 f"{method} {path} answered {response.status_code} with a body that is not JSON"
             ) from exc
@@ -305,4 +339,12 @@ def _parse(model: type[M], data: Any, what: str) -> M:
         ) from exc
 
 
-__all__ = ["InteractionPager", "NovoClient"]
+def _parse_interaction(data: Any, what: str) -> Interaction:
+    """One record, kept as received (see `Interaction.from_wire`)."""
+    record = parse_record(data)
+    if isinstance(record, UnreadableRecord):
+        raise NovoError(f"the API answered with something that is not {what} ({record.problem})")
+    return record
+
+
+__all__ = ["InteractionPager", "NovoClient", "RecordPager"]

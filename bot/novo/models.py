@@ -10,13 +10,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PrivateAttr,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 InteractionKind = Literal["approval_request", "question"]
 InteractionStatus = Literal["pending", "resolved", "cancelled"]
 Decision = Literal["allow", "deny", "cancel"]
 BatchItemStatus = Literal["resolved", "already_resolved", "conflict", "not_found", "invalid_body"]
+
+KNOWN_KINDS: tuple[str, ...] = ("approval_request", "question")
 
 APPROVE_OPTION = "approve"
 DENY_OPTION = "deny"
@@ -108,6 +117,18 @@ class ResolveInteractionBody(NovoModel):
 
 
 class Interaction(NovoModel):
+    """One interaction as the API reported it.
+
+    `kind` and `status` are plain strings, not the documented literals: a
+    record of a kind or status this bridge does not know must still be
+    tracked (shown as "resolve it in Novo", or counted as not pending)
+    rather than make a whole page of the listing unreadable.
+    """
+
+    # the record exactly as received (set by `from_wire`), so what is stored
+    # and compared is what Novo said, whatever our models could serialise
+    _raw: dict[str, Any] | None = PrivateAttr(default=None)
+
     id: str
     object: Literal["interaction"] = "interaction"
     run_id: str
@@ -115,8 +136,8 @@ class Interaction(NovoModel):
     worker_ref: str | None = None
     thread_id: str
     agent_id: str
-    kind: InteractionKind
-    status: InteractionStatus
+    kind: str
+    status: str
     step_number: int
     tool_name: str
     tool_call_id: str
@@ -132,12 +153,32 @@ class Interaction(NovoModel):
     resolved_at: Timestamp | None = None
     updated_at: Timestamp
 
+    @classmethod
+    def from_wire(cls, data: Any) -> Interaction:
+        """Parse a record as received and keep it, so `to_wire` gives it back unchanged."""
+        interaction = cls.model_validate(data)
+        if isinstance(data, dict):
+            interaction._raw = data
+        return interaction
+
     def to_wire(self) -> dict[str, Any]:
-        """The API's record keeps its nulls (`workerRef`, `decision`, `expiresAt`, ...)."""
+        """The API's record keeps its nulls (`workerRef`, `decision`, `expiresAt`, ...).
+
+        A record read from the wire is given back as received: re-serialising
+        it could fail (pydantic caps nesting depth) or drift from what Novo said.
+        """
+        if self._raw is not None:
+            return self._raw
         return self.model_dump(mode="json", by_alias=True)
 
     @property
+    def is_known_kind(self) -> bool:
+        """A kind this bridge can show and resolve; others get a plain "resolve it in Novo"."""
+        return self.kind in KNOWN_KINDS
+
+    @property
     def is_pending(self) -> bool:
+        """Pending only when Novo says so: an unknown status counts as not pending."""
         return self.status == "pending"
 
     def resolution_body(self) -> ResolveInteractionBody | None:

@@ -28,6 +28,10 @@ class Pager(Generic[T]):
     def __await__(self) -> Generator[Any, None, Page[T]]:
         return self._fetch(None).__await__()
 
+    async def fetch(self, cursor: str | None) -> Page[T]:
+        """One page at `cursor` (None: the first), for callers that page by hand."""
+        return await self._fetch(cursor)
+
     def __aiter__(self) -> AsyncIterator[T]:
         return self._items()
 

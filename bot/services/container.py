@@ -44,7 +44,14 @@ class Services:
         redelivery_base: float = 1.0,
     ) -> Services:
         publisher = MessagePublisher(store, slack, clock)
-        decisions = DecisionService(store, novo, publisher, clock, redelivery_base=redelivery_base)
+        decisions = DecisionService(
+            store,
+            novo,
+            publisher,
+            clock,
+            names=slack.display_name,
+            redelivery_base=redelivery_base,
+        )
         return cls(
             store=store,
             novo=novo,

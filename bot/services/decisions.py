@@ -1,7 +1,11 @@
 """Turning a decision taken in Slack into exactly one resolve call, and never losing it.
 
-A decision is written to the store's outbox before anything is sent; it
-stays there until Novo has answered something final (200, 409, 404, 400).
+A decision is written to the store's outbox before Slack hears the ack and
+before anything is sent; it stays there until Novo has answered something
+final (200, 409, 404, 400). Nothing slow sits between the click and that
+write: the decider's display name, which the `reason` carries, is looked up
+at delivery time (a slow `users.info` must not widen the window in which a
+crash loses an acknowledged click).
 Outages leave it queued and `deliver_due` retries it with backoff, so a
 click survives a Novo outage and a restart. One open decision per
 interaction (a unique index) makes double clicks and two people at once
@@ -12,9 +16,11 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from bot.clock import Clock
+from bot.domain import SlackActor, SlackDecision
 from bot.metrics import DECISIONS
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -28,7 +34,7 @@ from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.novo.rules import check_resolve_body
 from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
-from bot.slack.render.context import SlackDecision
+from bot.services.reasons import slack_reason
 from bot.store import QueuedDecision, Store
 from bot.sync.publisher import MessagePublisher
 
@@ -37,6 +43,20 @@ log = logging.getLogger(__name__)
 REDELIVERY_BASE_SECONDS = 1.0
 REDELIVERY_MAX_SECONDS = 60.0
 DELIVERY_LEASE_SECONDS = 180.0  # longer than the client's own retries can take
+
+# Called once the decision is safe in the store (or refused): the listener's ack.
+Acknowledge = Callable[[], Awaitable[None]]
+# The display name of a Slack user, given a fallback (`SlackGateway.display_name`).
+NameLookup = Callable[[str, str | None], Awaitable[str]]
+
+
+NOT_RECORDED_TEXT = (
+    "Your decision could not be saved, so nothing was sent to the agent. Please try again."
+)
+
+
+async def _no_lookup(user_id: str, fallback: str | None) -> str:
+    return fallback or user_id
 
 
 class DecisionService:
@@ -47,10 +67,12 @@ class DecisionService:
         publisher: MessagePublisher,
         clock: Clock,
         *,
+        names: NameLookup = _no_lookup,
         redelivery_base: float = REDELIVERY_BASE_SECONDS,
         redelivery_max: float = REDELIVERY_MAX_SECONDS,
     ) -> None:
         self._store = store
+        self._names = names
         self._novo = novo
         self._publisher = publisher
         self._clock = clock
@@ -58,9 +80,42 @@ class DecisionService:
         self._redelivery_max = redelivery_max
 
     async def decide(
-        self, interaction_id: str, body: ResolveInteractionBody, decision: SlackDecision
+        self,
+        interaction_id: str,
+        body: ResolveInteractionBody,
+        decision: SlackDecision,
+        acknowledge: Acknowledge | None = None,
     ) -> DecisionOutcome:
-        """Record a decision durably, then try to deliver it at once."""
+        """Record a decision durably, acknowledge, then try to deliver it at once.
+
+        `acknowledge` runs exactly once: right after the decision is in the
+        outbox, or as soon as it is refused, and also if recording fails (Slack
+        must hear back either way; the person is then told it failed).
+        """
+        acknowledged = False
+
+        async def ack_once() -> None:
+            nonlocal acknowledged
+            if not acknowledged and acknowledge is not None:
+                acknowledged = True
+                await acknowledge()
+
+        try:
+            recorded = await self._record(interaction_id, body, decision)
+        except Exception:
+            log.exception("could not record a decision on %s", interaction_id)
+            recorded = DecisionOutcome(OutcomeKind.REJECTED, NOT_RECORDED_TEXT)
+        finally:
+            await ack_once()
+        if isinstance(recorded, DecisionOutcome):
+            return recorded
+        queued, snapshot = recorded
+        return await self.deliver(queued, snapshot)
+
+    async def _record(
+        self, interaction_id: str, body: ResolveInteractionBody, decision: SlackDecision
+    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
+        """The queued decision, or why it was not queued."""
         tracked = await self._store.get(interaction_id)
         if tracked is None:
             return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
@@ -72,8 +127,8 @@ class DecisionService:
         try:
             check_resolve_body(tracked.snapshot, body)
         except ResolveRuleError as exc:
-            return DecisionOutcome(
-                OutcomeKind.REJECTED, f"That answer can't be sent: {exc.message}"
+            return DecisionOutcome.with_detail(
+                OutcomeKind.REJECTED, "That answer can't be sent", exc.message
             )
         lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
         queued = await self._store.enqueue_decision(interaction_id, body, decision, lease)
@@ -85,7 +140,7 @@ class DecisionService:
                 f"{who} already decided this one; their decision is being delivered.",
                 tracked.snapshot,
             )
-        return await self.deliver(queued, tracked.snapshot)
+        return queued, tracked.snapshot
 
     async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
         """Retry every queued decision whose time has come (the scheduler calls this)."""
@@ -111,8 +166,12 @@ class DecisionService:
         self, queued: QueuedDecision, snapshot: Interaction | None
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
+        decision = await self._named(queued.decision)
+        body = queued.body.model_copy(
+            update={"reason": slack_reason(decision.verb, decision.actor, decision.note)}
+        )
         try:
-            result = await self._novo.resolve(interaction_id, queued.body, interaction=snapshot)
+            result = await self._novo.resolve(interaction_id, body, interaction=snapshot)
         except ConflictError:
             return await self._on_conflict(queued)
         except InteractionNotFoundError:
@@ -125,7 +184,9 @@ class DecisionService:
             await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
             await self._publisher.refresh(interaction_id)
             log.warning("Novo refused the decision on %s: %s", interaction_id, message)
-            return DecisionOutcome(OutcomeKind.REJECTED, f"Novo refused that answer: {message}")
+            return DecisionOutcome.with_detail(
+                OutcomeKind.REJECTED, "Novo refused that answer", message
+            )
         except NovoError as exc:
             delay = self._redelivery_delay(queued.attempts)
             next_at = self._clock() + timedelta(seconds=delay)
@@ -144,11 +205,24 @@ class DecisionService:
                 " as soon as Novo answers.",
             )
         await self._store.update_snapshot(result, self._clock())
-        await self._store.record_slack_decision(interaction_id, queued.decision)
+        await self._store.record_slack_decision(interaction_id, decision)
         await self._store.finish_decision(queued.id, "delivered", self._clock())
         await self._publisher.refresh(interaction_id)
-        log.info("%s %s (%s)", queued.decision.verb, interaction_id, queued.decision.actor.user_id)
-        return DecisionOutcome(OutcomeKind.DELIVERED, f"{queued.decision.verb}.", result)
+        log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
+        return DecisionOutcome(OutcomeKind.DELIVERED, f"{decision.verb}.", result)
+
+    async def _named(self, decision: SlackDecision) -> SlackDecision:
+        """The decision with the decider's display name, as the reason should carry it."""
+        actor = decision.actor
+        name = await self._names(actor.user_id, actor.display_name)
+        if name == actor.display_name:
+            return decision
+        return SlackDecision(
+            actor=SlackActor(actor.user_id, name),
+            at=decision.at,
+            verb=decision.verb,
+            note=decision.note,
+        )
 
     async def _on_conflict(self, queued: QueuedDecision) -> DecisionOutcome:
         interaction_id = queued.interaction_id

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
-from bot.services.decisions import DecisionService
+from bot.services.decisions import Acknowledge, DecisionService
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
-from bot.services.reasons import slack_reason
 from bot.slack.gateway import SlackGateway
 from bot.slack.question_form import (
     ParsedSubmission,
@@ -32,7 +34,6 @@ from bot.slack.question_form import (
     parse_submission,
 )
 from bot.slack.render.common import truncate
-from bot.slack.render.context import SlackActor, SlackDecision
 from bot.slack.render.modals import render_notice_modal
 from bot.slack.render.question_modal import (
     ModalRef,
@@ -50,6 +51,8 @@ RESULT_TITLE = "Answer the agent"
 SUBMITTING_TEXT = "⏳ Sending your answer to the agent…"
 ACTION_LABEL_CHARS = 60
 ACK_BUDGET_SECONDS = 2.0  # of Slack's 3 s for answering a view_submission
+DRAFT_TTL = timedelta(hours=24)  # an abandoned multi-page form is forgotten after this
+MAX_DRAFTS = 1_000  # and never more than this many are kept (oldest go first)
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,6 @@ class QuestionService:
         self._slack = slack
         self._decisions = decisions
         self._clock = clock
-        # answers of earlier pages, by view id, until the last page is sent
-        self._drafts: dict[str, list[InputResponse]] = {}
 
     async def check_submission(
         self, view_id: str, private_metadata: str, state_values: dict[str, Any]
@@ -82,27 +83,44 @@ class QuestionService:
         tracked = await self._store.get(ref.interaction_id)
         reason = why_not_waiting(tracked)
         if reason is not None or tracked is None:  # (the second test only narrows the type)
-            self._drafts.pop(view_id, None)
+            await self._store.drop_draft(view_id)
             return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, reason or UNKNOWN_TEXT))
         parsed = parse_submission(tracked.snapshot, ref.page, state_values)
         if not isinstance(parsed, ParsedSubmission):
             return SubmissionCheck(errors=parsed, interaction_id=ref.interaction_id)
-        answers = [*self._drafts.get(view_id, []), *parsed.input_responses]
+        earlier = await self._store.load_draft(view_id) if ref.page > 0 else None
+        answers = [
+            *(InputResponse.model_validate(item) for item in earlier or []),
+            *parsed.input_responses,
+        ]
         assert tracked.snapshot.request is not None
         if ref.page + 1 < question_modal_page_count(tracked.snapshot.request):
-            self._drafts[view_id] = answers
+            # in the store, not in memory: the next page may reach another replica
+            await self._store.save_draft(
+                view_id, ref.interaction_id, [a.to_wire() for a in answers], self._clock()
+            )
             return SubmissionCheck(view=render_question_modal(tracked.snapshot, ref.page + 1))
-        self._drafts.pop(view_id, None)
+        await self._store.drop_draft(view_id)
         return SubmissionCheck(responses=answers, interaction_id=ref.interaction_id)
 
+    async def form_closed(self, view_id: str) -> None:
+        """The person closed a form: what they typed on earlier pages goes."""
+        await self._store.drop_draft(view_id)
+
+    async def prune_drafts(self) -> int:
+        """Forget abandoned forms: older than `DRAFT_TTL`, or beyond `MAX_DRAFTS`."""
+        return await self._store.prune_drafts(self._clock() - DRAFT_TTL, MAX_DRAFTS)
+
     async def answer(
-        self, interaction_id: str, responses: list[InputResponse], actor: SlackActor
+        self,
+        interaction_id: str,
+        responses: list[InputResponse],
+        actor: SlackActor,
+        acknowledge: Acknowledge | None = None,
     ) -> DecisionOutcome:
-        body = ResolveInteractionBody(
-            input_responses=responses, reason=slack_reason(VERB_ANSWERED, actor)
-        )
+        body = ResolveInteractionBody(input_responses=responses)
         decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_ANSWERED)
-        return await self._decisions.decide(interaction_id, body, decision)
+        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
 
     async def submit(
         self,
@@ -111,24 +129,39 @@ class QuestionService:
         responses: list[InputResponse],
         actor: SlackActor,
         acknowledge: Callable[[dict[str, Any]], Awaitable[None]],
+        *,
+        started: float,
     ) -> DecisionOutcome:
         """Resolve, answering the submission with how it went if that fits Slack's 3 s.
 
         Acking first and updating afterwards would race: Bolt sends the ack a
         moment after `ack()` returns, so a fast `views.update` could land first
         and be overwritten by "Submitting…". So the outcome itself is the ack
-        when Novo answers within `ACK_BUDGET_SECONDS`; only a slower answer
-        gets "Submitting…" now and a `views.update` later.
+        when Novo answers within `ACK_BUDGET_SECONDS` of `started` (when the
+        listener began, by `time.monotonic()`); only a slower answer gets
+        "Submitting…" now and a `views.update` later. Either way the ack
+        comes only once the answer is safe in the store.
         """
-        decision = asyncio.ensure_future(self.answer(interaction_id, responses, actor))
-        try:
-            outcome = await asyncio.wait_for(asyncio.shield(decision), ACK_BUDGET_SECONDS)
-        except TimeoutError:
-            await acknowledge(render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT))
-            outcome = await decision
-            await self._replace_view(view_id, await self._result_view(interaction_id, outcome))
+        recorded = asyncio.Event()
+
+        async def on_recorded() -> None:
+            recorded.set()
+
+        decision = asyncio.ensure_future(self.answer(interaction_id, responses, actor, on_recorded))
+        budget = max(0.0, ACK_BUDGET_SECONDS - (time.monotonic() - started))
+        done, _ = await asyncio.wait({decision}, timeout=budget)
+        if decision in done:
+            outcome = decision.result()
+            await acknowledge(await self._result_view(interaction_id, outcome))
             return outcome
-        await acknowledge(await self._result_view(interaction_id, outcome))
+        await recorded.wait()
+        if decision.done():
+            outcome = decision.result()
+            await acknowledge(await self._result_view(interaction_id, outcome))
+            return outcome
+        await acknowledge(render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT))
+        outcome = await decision
+        await self._replace_view(view_id, await self._result_view(interaction_id, outcome))
         return outcome
 
     async def _result_view(self, interaction_id: str, outcome: DecisionOutcome) -> dict[str, Any]:
@@ -147,9 +180,13 @@ class QuestionService:
             # The person may have closed the modal; the message shows the outcome anyway.
             log.info("could not update modal %s: %r", view_id, exc)
 
-    async def choose_action(self, value: str, actor: SlackActor) -> tuple[str, DecisionOutcome]:
+    async def choose_action(
+        self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
+    ) -> tuple[str, DecisionOutcome]:
         interaction_id, response = await self._parse_button(value, parse_action_choice)
         if response is None:
+            if acknowledge is not None:
+                await acknowledge()
             return interaction_id, DecisionOutcome(
                 OutcomeKind.REJECTED, "That choice is no longer offered."
             )
@@ -158,24 +195,29 @@ class QuestionService:
         action = request.action(response.request_id) if request else None
         label = truncate(action.label if action else response.request_id, ACTION_LABEL_CHARS)
         verb = f"Chose “{label}”"
-        body = ResolveInteractionBody(input_responses=[response], reason=slack_reason(verb, actor))
+        body = ResolveInteractionBody(input_responses=[response])
         decision = SlackDecision(actor=actor, at=self._clock(), verb=verb)
-        return interaction_id, await self._decisions.decide(interaction_id, body, decision)
+        outcome = await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        return interaction_id, outcome
 
     async def choose_quick_option(
-        self, value: str, actor: SlackActor
+        self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> tuple[str, DecisionOutcome]:
         interaction_id, response = await self._parse_button(value, parse_quick_option)
         if response is None:
+            if acknowledge is not None:
+                await acknowledge()
             return interaction_id, DecisionOutcome(
                 OutcomeKind.REJECTED, "That choice is no longer offered."
             )
-        return interaction_id, await self.answer(interaction_id, [response], actor)
+        return interaction_id, await self.answer(interaction_id, [response], actor, acknowledge)
 
-    async def dismiss(self, interaction_id: str, actor: SlackActor) -> DecisionOutcome:
-        body = ResolveInteractionBody(cancel=True, reason=slack_reason(VERB_DISMISSED, actor))
+    async def dismiss(
+        self, interaction_id: str, actor: SlackActor, acknowledge: Acknowledge | None = None
+    ) -> DecisionOutcome:
+        body = ResolveInteractionBody(cancel=True)
         decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_DISMISSED)
-        return await self._decisions.decide(interaction_id, body, decision)
+        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
 
     async def external_options(
         self, private_metadata: str, action_id: str, block_id: str, query: str

@@ -8,6 +8,7 @@ middleware, so no handler builds an error response itself.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from dataclasses import dataclass, field
@@ -39,6 +40,22 @@ class SimControl:
     rng: random.Random
     faults: FaultSpec = field(default_factory=FaultSpec)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # set when the faults change or the simulator closes: what hung requests wait for
+    unhang: asyncio.Event = field(default_factory=asyncio.Event)
+    # records served verbatim (malformed, unknown kinds, hostile): what a
+    # buggy or newer Novo could send, which the models would never produce
+    raw_records: list[Any] = field(default_factory=list)
+    raw_by_id: dict[str, Any] = field(default_factory=dict)  # answered by GET only
+    endless_pages: int = 0  # pages served by the endless-cursor fault so far
+
+    def replace_faults(self, faults: FaultSpec) -> None:
+        """New faults; requests held by a `hang` fault are let go."""
+        self.faults = faults
+        self.release_hung()
+
+    def release_hung(self) -> None:
+        self.unhang.set()
+        self.unhang = asyncio.Event()
 
 
 STATE = web.AppKey("state", SimState)
@@ -92,21 +109,38 @@ async def list_interactions(request: web.Request) -> web.Response:
         status=_choice(request, "status", get_args(InteractionStatus)),
         kind=_choice(request, "kind", get_args(InteractionKind)),
     )
-    page = request.app[STATE].list_page(
-        where, limit=_limit(request), cursor=_param(request, "cursor")
-    )
+    control = request.app[CONTROL]
+    cursor = _param(request, "cursor")
+    if control.faults.endless_cursors:
+        # a broken server: every page claims another, under a cursor never seen before
+        control.endless_pages += 1
+        cursor = None
+        next_cursor: str | None = f"endless-{control.endless_pages}"
+    page = request.app[STATE].list_page(where, limit=_limit(request), cursor=cursor)
+    data: list[Any] = [item.to_wire() for item in page.data]
+    if cursor is None:
+        data.extend(control.raw_records)
+    if not control.faults.endless_cursors:
+        next_cursor = page.next_cursor
     return web.json_response(
         {
             "object": "list",
-            "data": [item.to_wire() for item in page.data],
-            "hasMore": page.has_more,
-            "nextCursor": page.next_cursor,
+            "data": data,
+            "hasMore": page.has_more or control.faults.endless_cursors,
+            "nextCursor": next_cursor,
         }
     )
 
 
 async def get_interaction(request: web.Request) -> web.Response:
-    item = request.app[STATE].get(request.match_info["id"])
+    interaction_id = request.match_info["id"]
+    control = request.app[CONTROL]
+    if interaction_id in control.raw_by_id:
+        return web.json_response(control.raw_by_id[interaction_id])
+    for raw in control.raw_records:
+        if isinstance(raw, dict) and raw.get("id") == interaction_id:
+            return web.json_response(raw)
+    item = request.app[STATE].get(interaction_id)
     return web.json_response(item.to_wire())
 
 
@@ -164,8 +198,36 @@ async def set_faults(request: web.Request) -> web.Response:
     spec = _parse_control(FaultSpec, await _json(request))
     if spec.seed is not None:
         control.rng.seed(spec.seed)
-    control.faults = spec
+    control.replace_faults(spec)
     return web.json_response(spec.model_dump(by_alias=True, exclude={"seed"}))
+
+
+async def add_raw_records(request: web.Request) -> web.Response:
+    """`POST /_sim/raw` `{"records": [...], "listed": true}`: serve records verbatim.
+
+    Listed records are added to the first page of every listing (and answer
+    GET by their id); with `"listed": false` they only answer GET by id, as
+    a record that left the pending list would.
+    """
+    data = await _json(request)
+    records = data.get("records") if isinstance(data, dict) else None
+    if not isinstance(records, list):
+        raise invalid_request("the body must be an object with a records list")
+    control = request.app[CONTROL]
+    if data.get("listed", True):
+        control.raw_records.extend(records)
+    else:
+        for record in records:
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise invalid_request("a record served by id needs a string id")
+            control.raw_by_id[record["id"]] = record
+    return web.json_response({"records": len(control.raw_records) + len(control.raw_by_id)})
+
+
+async def clear_raw_records(request: web.Request) -> web.Response:
+    request.app[CONTROL].raw_records.clear()
+    request.app[CONTROL].raw_by_id.clear()
+    return web.json_response({"records": 0})
 
 
 async def get_faults(request: web.Request) -> web.Response:
@@ -185,6 +247,8 @@ async def clear_log(request: web.Request) -> web.Response:
 async def reset(request: web.Request) -> web.Response:
     control = request.app[CONTROL]
     request.app[STATE].reset()
-    control.faults = FaultSpec()
+    control.replace_faults(FaultSpec())
     control.requests.clear()
+    control.raw_records.clear()
+    control.raw_by_id.clear()
     return web.json_response({"reset": True})

@@ -10,7 +10,6 @@ module wraps the handlers in that behaviour, wires the app and runs it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 import random
@@ -29,7 +28,9 @@ from bot.sim.routes import (
     CONTROL,
     STATE,
     SimControl,
+    add_raw_records,
     clear_log,
+    clear_raw_records,
     create_interaction,
     extend_interaction,
     get_faults,
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 
 PUBLIC_PREFIX = "/v1/"
 RETRY_AFTER_SECONDS = 1
+SHUTDOWN_GRACE_SECONDS = 1.0
 _FAULT_TYPES = {
     400: "invalid_request",
     401: "unauthorized",
@@ -99,6 +101,8 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             raise
         kinds = {404: "not_found", 405: "method_not_allowed"}
         return _error(exc.status, kinds.get(exc.status, "invalid_request"), exc.reason)
+    except ConnectionResetError:
+        raise  # the client went away (e.g. while a fault held its request): nothing failed here
     except Exception:
         log.exception("simulator failed on %s %s", request.method, request.path)
         return _error(500, "internal_error", "the simulator failed; see its log")
@@ -130,6 +134,8 @@ async def _fault(request: web.Request, control: SimControl) -> web.Response | No
     faults = control.faults
     if not faults.covers(request.match_info.route.name):
         return None
+    if faults.hang:
+        await control.unhang.wait()
     if faults.latency_ms:
         await asyncio.sleep(faults.latency_ms / 1000)
     if control.rng.random() >= faults.error_rate:
@@ -156,6 +162,8 @@ def build_app(state: SimState, *, api_key: str | None, rng: random.Random) -> we
     app.router.add_post("/_sim/interactions", create_interaction)
     app.router.add_post("/_sim/interactions/{id}/extend", extend_interaction)
     app.router.add_post("/_sim/runs/{run_id}/terminate", terminate_run)
+    app.router.add_post("/_sim/raw", add_raw_records)
+    app.router.add_delete("/_sim/raw", clear_raw_records)
     app.router.add_post("/_sim/faults", set_faults)
     app.router.add_get("/_sim/faults", get_faults)
     app.router.add_get("/_sim/log", get_log)
@@ -186,10 +194,11 @@ class SimServer:
         self._closed = True
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # gather, not `suppress(CancelledError)`: a close() that is itself cancelled must
+        # stay cancelled instead of swallowing its caller's cancellation
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
+        self._runner.app[CONTROL].release_hung()
         await self._runner.cleanup()
 
     async def __aenter__(self) -> SimServer:
@@ -224,7 +233,8 @@ async def start_sim(
     if demo:
         demo_data.seed(state)
     app = build_app(state, api_key=api_key or None, rng=random.Random(seed))
-    runner = web.AppRunner(app)
+    # a request held by a fault must not hold up close() for aiohttp's default minute
+    runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()

@@ -78,12 +78,22 @@ class FaultSpec(BaseModel):
     error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     status: int = Field(default=503, ge=400, le=599)
     latency_ms: float = Field(default=0.0, ge=0.0, le=MAX_LATENCY_MS)
-    routes: Literal["all", "list", "get", "resolve"] = "all"
+    # covered requests get no answer until the faults change or the simulator closes
+    hang: bool = False
+    # one group, or several: ["list", "get"] fails reads while resolves still work
+    routes: Literal["all", "list", "get", "resolve"] | list[Literal["list", "get", "resolve"]] = (
+        "all"
+    )
+    endless_cursors: bool = False  # every list page says hasMore, with a fresh cursor
     seed: int | None = None
 
     def covers(self, route_name: str | None) -> bool:
         group = FAULT_GROUPS.get(route_name or "")
-        return group is not None and self.routes in ("all", group)
+        if group is None:
+            return False
+        if isinstance(self.routes, list):
+            return group in self.routes
+        return self.routes in ("all", group)
 
 
 class ExtendSpec(BaseModel):

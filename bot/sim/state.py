@@ -346,8 +346,11 @@ class SimState:
             timeout = None
             if deadline is not None:
                 timeout = max(0.0, (deadline - self._clock()).total_seconds())
+            # asyncio.timeout, not wait_for: on 3.11 wait_for returns normally when the
+            # event fires as the task is cancelled, and the loop would then wait forever
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait()
 
     def reset(self) -> None:
         self._items.clear()

@@ -3,19 +3,31 @@
 Everything Slack-bound goes through `SlackGateway`, so rate limits and
 transient failures are handled once: slack_sdk's own retry handlers (the
 429 one is off by default in slack_sdk and must be added) do the waiting.
+
+A 429 is always safe to retry (Slack did nothing). A lost connection or a
+5xx is not, for `chat.postMessage`: Slack may have accepted the post before
+the answer was lost, and a blind retry would post it twice. Those failures
+reach the sync engine instead, which looks the message up before posting.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import datetime
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.ids import METADATA_EVENT_TYPE
@@ -27,22 +39,57 @@ RATE_LIMIT_RETRIES = 5
 SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
 HISTORY_PAGE = 15  # Slack's cap for non-Marketplace apps
+NAME_LOOKUP_SECONDS = 2.0  # a slow users.info must not hold a decision back
+# Methods that create something: a retry after a lost answer could create it twice.
+NOT_IDEMPOTENT = frozenset({"chat.postMessage"})
+
+
+def _method_of(request: HttpRequest) -> str:
+    return request.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+class _IdempotentOnly(AsyncRetryHandler):
+    """Delegates to a slack_sdk handler, but never retries a method that creates something."""
+
+    def __init__(self, inner: AsyncRetryHandler) -> None:
+        super().__init__(inner.max_retry_count, inner.interval_calculator)
+        self._inner = inner
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if _method_of(request) in NOT_IDEMPOTENT:
+            return False
+        return await self._inner._can_retry_async(
+            state=state, request=request, response=response, error=error
+        )
 
 
 def build_web_client(token: str, base_url: str | None = None) -> AsyncWebClient:
-    """An AsyncWebClient that honours 429 Retry-After and retries transient failures."""
+    """An AsyncWebClient that honours 429 Retry-After and retries transient failures.
+
+    The handlers are given explicitly: slack_sdk installs a connection-error
+    retry by default, which would re-send a `chat.postMessage` blindly.
+    """
     kwargs: dict[str, Any] = {"token": token}
     if base_url:
         kwargs["base_url"] = base_url if base_url.endswith("/") else base_url + "/"
-    client = AsyncWebClient(**kwargs)
-    client.retry_handlers.extend(
-        [
-            AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
-            AsyncServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
-            AsyncConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES),
-        ]
-    )
-    return client
+    handlers: list[AsyncRetryHandler] = [
+        AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+        _IdempotentOnly(AsyncServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES)),
+        _IdempotentOnly(AsyncConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES)),
+    ]
+    return AsyncWebClient(**kwargs, retry_handlers=handlers)
+
+
+def slack_ts(moment: datetime) -> str:
+    """A datetime as a Slack message timestamp (`oldest`/`latest` of history calls)."""
+    return f"{moment.timestamp():.6f}"
 
 
 class SlackGateway:
@@ -75,16 +122,24 @@ class SlackGateway:
     async def post_ephemeral(self, channel: str, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
 
-    async def find_posted(self, channel: str, interaction_id: str, pages: int = 3) -> str | None:
+    async def find_posted(
+        self, channel: str, interaction_id: str, oldest: datetime | None = None
+    ) -> str | None:
         """The ts of a message we posted for `interaction_id`, found by its metadata.
 
-        Only for the crash window between posting and recording the ts:
-        conversations.history is heavily rate-limited, so it is never an index.
+        Only for the crash window between posting and recording the ts, so it
+        searches from `oldest` (the claim time, less a margin) through every
+        page since: a busy channel must not hide the earlier post. It is never
+        an index: conversations.history is heavily rate-limited.
         """
         cursor: str | None = None
-        for _ in range(pages):
+        while True:
             response = await self.client.conversations_history(
-                channel=channel, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
+                channel=channel,
+                limit=HISTORY_PAGE,
+                include_all_metadata=True,
+                cursor=cursor,
+                oldest=slack_ts(oldest) if oldest is not None else None,
             )
             messages: list[dict[str, Any]] = response.get("messages") or []
             for message in messages:
@@ -98,16 +153,23 @@ class SlackGateway:
             cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
             if not response.get("has_more") or not cursor:
                 return None
-        return None
+
+    def cached_name(self, user_id: str) -> str | None:
+        """The display name if already known; never calls Slack (clicks must not wait)."""
+        return self._names.get(user_id)
 
     async def display_name(self, user_id: str, fallback: str | None = None) -> str:
-        """The name people know the user by; cached, and never fatal if Slack won't say."""
+        """The name people know the user by; cached, bounded in time, never fatal."""
         if user_id in self._names:
             return self._names[user_id]
         try:
-            response = await self.client.users_info(user=user_id)
+            async with asyncio.timeout(NAME_LOOKUP_SECONDS):
+                response = await self.client.users_info(user=user_id)
         except SlackApiError as exc:
             log.warning("users.info failed for %s: %s", user_id, exc.response.get("error"))
+            return fallback or user_id
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("users.info for %s got no answer: %r", user_id, exc)
             return fallback or user_id
         user = response.get("user") or {}
         profile = user.get("profile") or {}

@@ -1,24 +1,40 @@
 """Poll, diff, post, update: the loop that keeps Slack in step with Novo.
 
-Each poll lists every pending interaction (all pages), posts the new ones
-exactly once (intent recorded before posting, ts after; message metadata
-carries the interaction id so a crash between the two is reconciled by
-looking the message up instead of posting again), and re-reads those that
-left the pending set so their messages say how they ended.
+Each poll lists every pending interaction (all pages, within a deadline and
+a page cap), posts the new ones exactly once, and re-reads those that left
+the pending set so their messages say how they ended.
+
+Posting exactly once: the intent is recorded before posting and the ts
+after; message metadata carries the interaction id. A record left in the
+"posting" state (a crash, a full disk, a lost answer) is never posted again
+without first searching the channel's history from the claim time for the
+message that may already be there.
+
+One bad interaction never stops the others: records are parsed one by one
+(an unreadable one is skipped and reported), and any failure while handling
+one interaction is caught with its id, that interaction alone backs off, and
+the poll goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import partial
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import Interaction
+from bot.novo.records import UnreadableRecord
 from bot.store import Store, TrackedInteraction
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
@@ -26,6 +42,22 @@ from bot.sync.routing import ChannelRouter
 log = logging.getLogger(__name__)
 
 LIST_PAGE_SIZE = 100
+LIST_DEADLINE_SECONDS = 60.0  # a listing that takes longer counts as a failed poll
+LIST_MAX_PAGES = 200  # 20,000 pending: beyond that the server is looping, not listing
+FINALIZE_CONCURRENCY = 8  # re-reads of interactions that left the pending set, at once
+# How far before the claim the crash-window search starts: clocks differ a little.
+CLAIM_MARGIN = timedelta(minutes=2)
+HOLD_BASE_SECONDS = 2.0
+HOLD_MAX_SECONDS = 60.0
+
+
+# Failures of the outside world: logged in one line. Anything else is a bug and
+# gets its traceback, but still holds back only the one interaction.
+EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError)
+
+
+class ListingError(NovoError):
+    """The pending list could not be read in full within the deadline or page cap."""
 
 
 @dataclass
@@ -35,6 +67,13 @@ class PollReport:
     finalized: list[str] = field(default_factory=list)
     updated: int = 0
     errors: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Hold:
+    failures: int
+    until: float  # time.monotonic()
 
 
 class SyncEngine:
@@ -45,95 +84,176 @@ class SyncEngine:
         publisher: MessagePublisher,
         router: ChannelRouter,
         clock: Clock,
+        *,
+        list_deadline: float = LIST_DEADLINE_SECONDS,
+        list_max_pages: int = LIST_MAX_PAGES,
     ) -> None:
         self._novo = novo
         self._store = store
         self._publisher = publisher
         self._router = router
         self._clock = clock
-        # ids whose post failed with a definite Slack error: safe to post again
-        # without first searching history for a message that may exist.
-        self._known_unposted: set[str] = set()
+        self._list_deadline = list_deadline
+        self._list_max_pages = list_max_pages
+        # Listed records that could not be read, by id, with why: reported once
+        # each, and shown to operators (readiness details).
+        self.unreadable: dict[str, str] = {}
+        # Interactions whose handling failed, held back for a while: a local
+        # throttle (losing it on restart costs one extra attempt, nothing more).
+        self._held: dict[str, _Hold] = {}
+
+    # ------------------------------------------------------------------ polling
 
     async def poll_once(self) -> PollReport:
         """One full pass. Raises NovoError when the pending list cannot be read."""
         report = PollReport()
-        pending = [
-            i async for i in self._novo.list_interactions(status="pending", limit=LIST_PAGE_SIZE)
-        ]
+        listed = await self._list_pending()
+        pending = [r for r in listed if isinstance(r, Interaction)]
+        self._note_unreadable([r for r in listed if isinstance(r, UnreadableRecord)], report)
         report.pending = len(pending)
-        pending_ids = {i.id for i in pending}
+        # an unreadable record with an id is still listed: never finalize it for that
+        still_listed = {i.id for i in pending} | set(report.unreadable)
         await self._post_unposted(report)
         tracked_ids = await self._store.tracked_ids()
         open_now = {t.id: t for t in await self._store.open_interactions()}
         for interaction in pending:
             if interaction.id not in tracked_ids:
-                await self._post_new(interaction, report)
-                continue
-            known = open_now.get(interaction.id)
-            if known is not None and known.snapshot.to_wire() != interaction.to_wire():
-                # e.g. expiresAt moved later: the message must say so
-                await self._store.update_snapshot(interaction, self._clock())
-                if await self._refresh(interaction.id, report):
-                    report.updated += 1
-        for tracked in open_now.values():
-            if tracked.id not in pending_ids:
-                await self._finalize(tracked, report)
+                await self._guarded(interaction.id, report, self._post_new, interaction, report)
+            elif (known := open_now.get(interaction.id)) is not None:
+                await self._guarded(
+                    interaction.id, report, self._follow, known, interaction, report
+                )
+        left = [t for t in open_now.values() if t.id not in still_listed]
+        await self._bounded(
+            [partial(self._guarded, t.id, report, self._finalize, t, report) for t in left]
+        )
         for tracked in await self._store.out_of_step():
-            if await self._refresh(tracked.id, report):
-                report.updated += 1
+            await self._guarded(tracked.id, report, self._refresh_counted, tracked.id, report)
         return report
 
     async def refresh_open(self) -> int:
         """Re-render every open message (countdowns); only changed ones are sent."""
         report = PollReport()
         for tracked in await self._store.open_interactions():
-            if await self._refresh(tracked.id, report):
-                report.updated += 1
+            await self._guarded(tracked.id, report, self._refresh_counted, tracked.id, report)
         return report.updated
+
+    async def _list_pending(self) -> list[Interaction | UnreadableRecord]:
+        """Every pending record, or ListingError past the deadline or the page cap."""
+        records: list[Interaction | UnreadableRecord] = []
+        pages = 0
+        try:
+            async with asyncio.timeout(self._list_deadline):
+                pager = self._novo.list_records(status="pending", limit=LIST_PAGE_SIZE)
+                async for page in pager.pages():
+                    pages += 1
+                    records.extend(page.data)
+                    if pages >= self._list_max_pages and page.has_more:
+                        raise ListingError(
+                            f"the pending list went past {self._list_max_pages} pages;"
+                            " this poll is abandoned"
+                        )
+        except TimeoutError:
+            raise ListingError(
+                f"listing pending interactions took over {self._list_deadline:.0f}s"
+                f" ({pages} pages); this poll is abandoned"
+            ) from None
+        return records
+
+    def _note_unreadable(self, records: list[UnreadableRecord], report: PollReport) -> None:
+        for record in records:
+            report.unreadable.append(record.key)
+            if record.key in self.unreadable:
+                continue
+            self.unreadable[record.key] = record.problem
+            UNREADABLE_RECORDS.inc()
+            log.warning(
+                "skipping a record Novo listed that can't be read: %s (%s)",
+                record.key,
+                record.problem,
+            )
+        listed = set(report.unreadable)
+        for key in [k for k in self.unreadable if k not in listed]:
+            del self.unreadable[key]  # fixed, or gone from the list
+
+    async def _guarded(
+        self,
+        interaction_id: str,
+        report: PollReport,
+        step: Callable[..., Awaitable[None]],
+        *args: object,
+    ) -> None:
+        """Run one interaction's step; a failure holds that interaction back, nothing else."""
+        hold = self._held.get(interaction_id)
+        if hold is not None and time.monotonic() < hold.until:
+            return
+        try:
+            await step(*args)
+        except Exception as exc:
+            failures = hold.failures + 1 if hold else 1
+            delay = min(HOLD_MAX_SECONDS, HOLD_BASE_SECONDS * 2 ** (failures - 1))
+            self._held[interaction_id] = _Hold(failures, time.monotonic() + delay)
+            INTERACTION_FAILURES.inc()
+            report.errors.append(f"{interaction_id}: {exc!r}")
+            log.warning(
+                "handling %s failed (%r); it waits %.0fs, the rest go on",
+                interaction_id,
+                exc,
+                delay,
+                exc_info=not isinstance(exc, EXPECTED_FAILURES),
+            )
+            return
+        if hold is not None:
+            del self._held[interaction_id]
+
+    @staticmethod
+    async def _bounded(steps: list[Callable[[], Awaitable[None]]]) -> None:
+        gate = asyncio.Semaphore(FINALIZE_CONCURRENCY)
+
+        async def run(step: Callable[[], Awaitable[None]]) -> None:
+            async with gate:
+                await step()
+
+        await asyncio.gather(*(run(step) for step in steps))
+
+    # ------------------------------------------------------------------ steps
 
     async def _post_new(self, interaction: Interaction, report: PollReport) -> None:
         channel = self._router.channel_for(interaction)
         if not await self._store.claim_for_posting(interaction, channel, self._clock()):
             return
-        self._known_unposted.add(interaction.id)
         tracked = await self._store.get(interaction.id)
         if tracked is not None:
+            # claimed just now by this call: no message can exist yet, post at once
             await self._post(tracked, report)
 
     async def _post_unposted(self, report: PollReport) -> None:
         for tracked in await self._store.unposted():
-            if tracked.id not in self._known_unposted:
-                try:
-                    ts = await self._publisher.find_posted(tracked)
-                except SlackApiError as exc:
-                    report.errors.append(f"{tracked.id}: {exc.response.get('error')}")
-                    continue
-                if ts is not None:
-                    await self._store.mark_posted(tracked.id, ts, "", self._clock())
-                    log.info("reconciled %s with its existing message %s", tracked.id, ts)
-                    await self._refresh(tracked.id, report)
-                    continue
-                self._known_unposted.add(tracked.id)
+            await self._guarded(tracked.id, report, self._reconcile_or_post, tracked, report)
+
+    async def _reconcile_or_post(self, tracked: TrackedInteraction, report: PollReport) -> None:
+        """A claim without a recorded ts: look for the message before posting again."""
+        since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
+        ts = await self._publisher.find_posted(tracked, since)
+        if ts is None:
             await self._post(tracked, report)
+            return
+        await self._store.mark_posted(tracked.id, ts, "", self._clock())
+        log.info("reconciled %s with its existing message %s", tracked.id, ts)
+        await self._refresh_counted(tracked.id, report)
 
     async def _post(self, tracked: TrackedInteraction, report: PollReport) -> None:
-        try:
-            await self._publisher.post(tracked)
-        except SlackApiError as exc:
-            # Slack answered: the message definitely does not exist.
-            error = str(exc.response.get("error"))
-            log.warning("posting %s failed (%s); will retry next poll", tracked.id, error)
-            report.errors.append(f"{tracked.id}: {error}")
-            return
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            # No answer: it may have been posted, so look before posting again.
-            self._known_unposted.discard(tracked.id)
-            log.warning("posting %s got no answer (%r); will reconcile", tracked.id, exc)
-            report.errors.append(f"{tracked.id}: {exc!r}")
-            return
-        self._known_unposted.discard(tracked.id)
+        await self._publisher.post(tracked)
         report.posted.append(tracked.id)
+
+    async def _follow(
+        self, known: TrackedInteraction, interaction: Interaction, report: PollReport
+    ) -> None:
+        """A tracked interaction still pending: show what changed (e.g. expiresAt moved)."""
+        if known.snapshot.to_wire() == interaction.to_wire():
+            return
+        await self._store.update_snapshot(interaction, self._clock())
+        await self._refresh_counted(interaction.id, report)
 
     async def _finalize(self, tracked: TrackedInteraction, report: PollReport) -> None:
         try:
@@ -141,24 +261,12 @@ class SyncEngine:
         except InteractionNotFoundError:
             await self._store.mark_gone(tracked.id, self._clock())
             current = None
-        except NovoError as exc:
-            report.errors.append(f"{tracked.id}: {exc}")
-            log.warning("could not re-read %s: %s", tracked.id, exc)
-            return
         if current is not None:
             await self._store.update_snapshot(current, self._clock())
+        await self._store.drop_drafts_for(tracked.id)  # nobody can submit those forms now
         report.finalized.append(tracked.id)
-        await self._refresh(tracked.id, report)
+        await self._refresh_counted(tracked.id, report)
 
-    async def _refresh(self, interaction_id: str, report: PollReport) -> bool:
-        try:
-            return await self._publisher.refresh(interaction_id)
-        except SlackApiError as exc:
-            error = str(exc.response.get("error"))
-            log.warning("updating message for %s failed: %s", interaction_id, error)
-            report.errors.append(f"{interaction_id}: {error}")
-            return False
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("updating message for %s got no answer: %r", interaction_id, exc)
-            report.errors.append(f"{interaction_id}: {exc!r}")
-            return False
+    async def _refresh_counted(self, interaction_id: str, report: PollReport) -> None:
+        if await self._publisher.refresh(interaction_id):
+            report.updated += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from datetime import datetime
 
 from bot.clock import Clock
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
@@ -49,18 +50,24 @@ class MessagePublisher:
         return render_message(tracked.snapshot, ctx)
 
     async def post(self, tracked: TrackedInteraction) -> str:
-        """Post a claimed interaction and record its ts; raises SlackApiError on failure."""
+        """Post a claimed interaction and record its ts; raises SlackApiError on failure.
+
+        Everything that could fail on the message itself (rendering, hashing)
+        happens before `chat.postMessage`, so nothing after a successful post
+        can leave it looking unposted but for the store write.
+        """
         async with self._lock(tracked.id):
             message = await self.render(tracked)
+            digest = fingerprint(message)
             ts = await self._slack.post_message(tracked.channel, message)
-            await self._store.mark_posted(tracked.id, ts, fingerprint(message), self._clock())
+            await self._store.mark_posted(tracked.id, ts, digest, self._clock())
             MESSAGES_POSTED.inc()
             log.info("posted %s to %s at %s", tracked.id, tracked.channel, ts)
             return ts
 
-    async def find_posted(self, tracked: TrackedInteraction) -> str | None:
+    async def find_posted(self, tracked: TrackedInteraction, since: datetime | None) -> str | None:
         """The ts of a message already posted for it (crash window), found by metadata."""
-        return await self._slack.find_posted(tracked.channel, tracked.id)
+        return await self._slack.find_posted(tracked.channel, tracked.id, since)
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""

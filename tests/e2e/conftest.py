@@ -115,6 +115,54 @@ class Loop:
         response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
         assert response.status_code < 300, response.text
 
+    async def serve_raw(self, *records: Any, listed: bool = True) -> None:
+        """Have Novo list these records verbatim (malformed, unknown kinds, hostile);
+        `listed=False`: only answer GET by id with them (records that left the list)."""
+        response = await self.http.post(
+            f"{self.sim.url}/_sim/raw", json={"records": records, "listed": listed}
+        )
+        assert response.status_code < 300, response.text
+
+    async def stop_serving_raw(self) -> None:
+        response = await self.http.delete(f"{self.sim.url}/_sim/raw")
+        assert response.status_code < 300, response.text
+
+    def posted_ids(self) -> list[str]:
+        """Interaction ids of every message Slack accepted a post for, in order."""
+        return [
+            c.args["metadata"]["event_payload"]["interaction_id"]
+            if isinstance(c.args.get("metadata"), dict)
+            else str(c.args.get("metadata"))
+            for c in self.slack.calls("chat.postMessage")
+            if c.ok
+        ]
+
+    def slack_ts_of(self, interaction_id: str) -> str | None:
+        """The ts of the channel message Slack shows for the interaction, by its metadata."""
+        for message in self.slack.messages(CHANNEL):
+            payload = (message.metadata or {}).get("event_payload") or {}
+            if payload.get("interaction_id") == interaction_id:
+                return message.ts
+        return None
+
+    async def shown(self, interaction_id: str, timeout: float = 10.0) -> str:
+        """Wait until Slack shows a message for the interaction; returns its ts."""
+        ts: str = await wait_until(
+            lambda: self.slack_ts_of(interaction_id),
+            timeout=timeout,
+            message=f"a message for {interaction_id} in Slack",
+        )
+        return ts
+
+    async def metric(self, name: str) -> float:
+        """The bridge's value for a Prometheus sample (0 when not exported yet)."""
+        assert self.bridge.url is not None
+        text = (await self.http.get(f"{self.bridge.url}/metrics")).text
+        for line in text.splitlines():
+            if line.startswith((name + " ", name + "{")):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
 
 def _block_text(value: Any) -> str:
     if isinstance(value, dict):

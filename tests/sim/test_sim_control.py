@@ -181,14 +181,16 @@ async def test_run_sim_serves_until_sigterm() -> None:
     )
     assert process.stderr is not None
     try:
-        line = await asyncio.wait_for(process.stderr.readline(), 20)
+        async with asyncio.timeout(20):
+            line = await process.stderr.readline()
         match = re.search(r"(http://127\.0\.0\.1:\d+)", line.decode())
         assert match, line
         async with httpx.AsyncClient(base_url=match.group(1)) as http:
             ok = await http.get("/v1/interactions", headers={"Authorization": "Bearer hush-hush"})
             assert ok.status_code == 200
         process.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(process.wait(), 20) == 0
+        async with asyncio.timeout(20):
+            assert await process.wait() == 0
         rest = await process.stderr.read()
         assert b"hush-hush" not in line + rest
     finally:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.domain import SlackActor
 from bot.services.container import Services
-from bot.slack.render.context import SlackActor
+from bot.services.decisions import Acknowledge
 
 SERVICES_KEY = "novo_services"
 
@@ -18,12 +19,24 @@ def services_of(context: AsyncBoltContext) -> Services:
     return services
 
 
-async def actor_of(services: Services, body: dict[str, Any]) -> SlackActor:
-    """Who clicked, with the name people know them by (users.info, cached)."""
+def actor_of(services: Services, body: dict[str, Any]) -> SlackActor:
+    """Who clicked, named from the cache or the payload: no lookup delays the ack.
+
+    The decision service completes the name (users.info) when it delivers.
+    """
     user = body.get("user") or {}
     user_id = str(user.get("id", ""))
-    fallback = user.get("name") or user.get("username")
-    return SlackActor(user_id, await services.slack.display_name(user_id, fallback))
+    fallback = user.get("name") or user.get("username") or user_id
+    return SlackActor(user_id, services.slack.cached_name(user_id) or str(fallback))
+
+
+def acknowledging(ack: AsyncAck) -> Acknowledge:
+    """Bolt's `ack` as the decision service calls it: once the decision is stored."""
+
+    async def acknowledge() -> None:
+        await ack()
+
+    return acknowledge
 
 
 def register_all(app: AsyncApp) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
-from bot.slack.listeners import actor_of, services_of
+from bot.slack.listeners import acknowledging, actor_of, services_of
 from bot.slack.render.approval import interaction_id_from_block_id
 
 
@@ -27,10 +27,11 @@ def register(app: AsyncApp) -> None:
     async def approve(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         services = services_of(context)
-        actor = await actor_of(services, body)
-        outcome = await services.approvals.decide(action["value"], actor, approve=True)
+        actor = actor_of(services, body)
+        outcome = await services.approvals.decide(
+            action["value"], actor, approve=True, acknowledge=acknowledging(ack)
+        )
         await services.presenter.tell(actor.user_id, action["value"], outcome, channel_of(body))
 
     @app.action(ActionId.DENY)
@@ -57,13 +58,16 @@ def register(app: AsyncApp) -> None:
     async def submit_reason(
         ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         services = services_of(context)
-        actor = await actor_of(services, body)
+        actor = actor_of(services, body)
         interaction_id = view["private_metadata"]
         approve = view["callback_id"] == CallbackId.APPROVE_NOTE_MODAL
         outcome = await services.approvals.decide(
-            interaction_id, actor, approve=approve, note=_reason(view)
+            interaction_id,
+            actor,
+            approve=approve,
+            note=_reason(view),
+            acknowledge=acknowledging(ack),
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
-from bot.slack.listeners import actor_of, services_of
+from bot.slack.listeners import acknowledging, actor_of, services_of
 from bot.slack.listeners.approvals import channel_of
 from bot.slack.question_form import action_id_pattern
 from bot.slack.render.question import interaction_id_from_block_id
@@ -25,21 +26,21 @@ def register(app: AsyncApp) -> None:
     async def choose_action(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         services = services_of(context)
-        actor = await actor_of(services, body)
-        interaction_id, outcome = await services.questions.choose_action(action["value"], actor)
+        actor = actor_of(services, body)
+        interaction_id, outcome = await services.questions.choose_action(
+            action["value"], actor, acknowledging(ack)
+        )
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
     @app.action(action_id_pattern(ActionId.QUICK_OPTION))
     async def choose_option(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         services = services_of(context)
-        actor = await actor_of(services, body)
+        actor = actor_of(services, body)
         interaction_id, outcome = await services.questions.choose_quick_option(
-            action["value"], actor
+            action["value"], actor, acknowledging(ack)
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
@@ -47,20 +48,21 @@ def register(app: AsyncApp) -> None:
     async def overflow(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         chosen = (action.get("selected_option") or {}).get("value")
         interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
         if chosen != OverflowValue.DISMISS or not interaction_id:
+            await ack()
             return
         services = services_of(context)
-        actor = await actor_of(services, body)
-        outcome = await services.questions.dismiss(interaction_id, actor)
+        actor = actor_of(services, body)
+        outcome = await services.questions.dismiss(interaction_id, actor, acknowledging(ack))
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
     @app.view(CallbackId.QUESTION_MODAL)
     async def submit(
         ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
+        started = time.monotonic()  # Slack's 3 s count from the click, not from a lookup
         services = services_of(context)
         check = await services.questions.check_submission(
             view["id"], view["private_metadata"], view["state"]["values"]
@@ -71,15 +73,20 @@ def register(app: AsyncApp) -> None:
         if check.responses is None:
             await ack(response_action="update", view=check.view)
             return
-        actor = await actor_of(services, body)
+        actor = actor_of(services, body)
 
         async def acknowledge(result: dict[str, Any]) -> None:
             await ack(response_action="update", view=result)
 
         outcome = await services.questions.submit(
-            view["id"], check.interaction_id, check.responses, actor, acknowledge
+            view["id"], check.interaction_id, check.responses, actor, acknowledge, started=started
         )
         await services.presenter.tell(actor.user_id, check.interaction_id, outcome)
+
+    @app.view_closed(CallbackId.QUESTION_MODAL)
+    async def closed(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext) -> None:
+        await ack()
+        await services_of(context).questions.form_closed(str(view.get("id", "")))
 
     @app.options(action_id_pattern(ActionId.ANSWER_INPUT))
     async def type_ahead(ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
