@@ -1,19 +1,27 @@
 """Settings, read from the environment or a `.env` file: the one place env names live.
 
 A missing or malformed setting must stop start-up with one line that names
-it, so `load_settings` turns pydantic's report into `SettingsError`.
+it, so `load_settings` turns pydantic's report into `SettingsError`. Every
+bad setting is named at once: fixing them one restart at a time wastes a
+deploy per mistake.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Conversation ids: public channels C…, private channels G… (older ones), DMs D….
+_CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
 
 class SettingsError(Exception):
-    """Start-up configuration is missing or malformed; the message names the setting."""
+    """Start-up configuration is missing, malformed or refused; the message names the setting."""
 
 
 class Settings(BaseSettings):
@@ -30,7 +38,8 @@ class Settings(BaseSettings):
     novo_api_url: str = Field(alias="NOVO_API_URL", min_length=1)
     novo_api_key: SecretStr = Field(alias="NOVO_API_KEY", min_length=1)
     default_channel: str = Field(alias="NOVO_SLACK_CHANNEL", min_length=1)
-    db_path: Path = Field(default=Path("./novo-slack.db"), alias="NOVO_SLACK_DB")
+    # a SQLite file path, or a database URL kept as text (a Path would fold its "//")
+    db_path: Path | str = Field(default=Path("./novo-slack.db"), alias="NOVO_SLACK_DB")
     port: int = Field(default=3000, alias="NOVO_SLACK_PORT", ge=0, le=65535)
     poll_seconds: float = Field(default=2.0, alias="NOVO_SLACK_POLL_SECONDS", gt=0, le=3600)
 
@@ -55,9 +64,31 @@ class Settings(BaseSettings):
     def _http_url(cls, value: str | None) -> str | None:
         if value in (None, ""):
             return None
-        if not value.startswith(("http://", "https://")):
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https"):
             raise ValueError("must be an http(s) URL")
+        if not parts.hostname:
+            raise ValueError("must name a host, e.g. https://api.example.com")
         return value.rstrip("/")
+
+    @field_validator("default_channel")
+    @classmethod
+    def _channel_id(cls, value: str) -> str:
+        if _CHANNEL_ID.match(value):
+            return value
+        if value.startswith("#") or not value[:1].isupper():
+            raise ValueError(
+                f"must be a channel id like C0123ABCD, not a name ({value!r}): "
+                "copy the id from the channel's details in Slack"
+            )
+        raise ValueError(f"must be a channel id like C0123ABCD (C…, G… or D…), got {value!r}")
+
+    @field_validator("db_path", mode="before")
+    @classmethod
+    def _path_or_url(cls, value: object) -> object:
+        if isinstance(value, str) and "://" not in value:
+            return Path(value)
+        return value
 
     @property
     def socket_mode(self) -> bool:
@@ -65,12 +96,16 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Read settings; raise `SettingsError` whose message is one line naming the bad setting."""
+    """Read settings; raise `SettingsError`: one line naming every bad setting and why."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        first = exc.errors()[0]
-        name = str(first["loc"][0]) if first["loc"] else "settings"
-        problem = "is required but not set" if first["type"] == "missing" else first["msg"]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise SettingsError(f"{name} {problem}{more}") from None
+        raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
+
+
+def _describe(error: ErrorDetails) -> str:
+    name = str(error["loc"][0]) if error["loc"] else "settings"
+    if error["type"] == "missing":
+        return f"{name} is required but not set"
+    problem = " ".join(str(error["msg"]).removeprefix("Value error, ").split())
+    return f"{name} {problem}"

@@ -2,18 +2,25 @@
 
 `novo-slack run`, the demo and the end-to-end tests all start the bridge
 through `Bridge`, so what the tests exercise is what production runs.
+
+Start-up fails with one line (`SettingsError` or `StartupFailure`) and leaves
+nothing open behind it, so the process can print that line and exit. Stopping
+is bounded whatever Novo or Slack are doing: each wait has a deadline, and
+what is still running after it is cancelled.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import logging
+from collections.abc import Awaitable
 from types import TracebackType
 from typing import Self
 
 from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.clock import Clock, utc_now
 from bot.config import Settings
@@ -21,12 +28,24 @@ from bot.novo.client import NovoClient
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
 from bot.slack.app import build_bolt_app
+from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
 from bot.slack.gateway import SlackGateway, build_web_client
-from bot.store import Store
+from bot.slack.http_guard import slack_request_guard
+from bot.slack.inflight import InFlight
+from bot.slack.socket_mode import SocketConnection
+from bot.startup import StartupFailure
+from bot.store import Store, StoreOpenError
 
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
+# How long start-up waits for Socket Mode to connect before going on without it.
+SOCKET_CONNECT_WAIT_SECONDS = 5.0
+# Shutdown's bounds; together they keep stop() under 10 s.
+REQUESTS_GRACE_SECONDS = 2.0
+LISTENERS_GRACE_SECONDS = 2.5
+JOBS_GRACE_SECONDS = 2.5
+CLOSE_GRACE_SECONDS = 1.0
 
 
 class Bridge:
@@ -46,26 +65,44 @@ class Bridge:
         self._clock = clock
         self._novo_retry_base = novo_retry_base
         self._redelivery_base = redelivery_base
+        self._store: Store | None = None
+        self._novo: NovoClient | None = None
         self._runner: web.AppRunner | None = None
-        self._socket: AsyncSocketModeHandler | None = None
+        self._socket: SocketConnection | None = None
         self._scheduler: AsyncIOScheduler | None = None
+        self._in_flight = InFlight()
+        self.identity: SlackIdentity | None = None
         self.services: Services | None = None
         self.jobs: BridgeJobs | None = None
         self.url: str | None = None
+        self._started = False
 
     async def start(self) -> None:
+        """Start everything, or fail with one line having closed whatever was opened."""
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         settings = self.settings
-        store = await Store.open(settings.db_path)
+        self._store = store = await _open_store(settings)
         released = await store.release_leases(self._clock())
         if released:
             log.info("%d decision(s) from an earlier run will be delivered now", released)
-        novo = NovoClient(
+        web_client = build_web_client(
+            settings.slack_bot_token.get_secret_value(), settings.slack_api_url
+        )
+        self.identity = identity = await check_bot_token(web_client)
+        wss_url = None
+        if settings.slack_app_token is not None:
+            app_token = settings.slack_app_token.get_secret_value()
+            wss_url = await check_app_token(web_client, app_token)
+        self._novo = novo = NovoClient(
             settings.novo_api_url,
             settings.novo_api_key.get_secret_value(),
             backoff_base=self._novo_retry_base,
-        )
-        web_client = build_web_client(
-            settings.slack_bot_token.get_secret_value(), settings.slack_api_url
         )
         self.services = services = Services.build(
             store=store,
@@ -75,19 +112,25 @@ class Bridge:
             clock=self._clock,
             redelivery_base=self._redelivery_base,
         )
-        app = build_bolt_app(web_client, settings.slack_signing_secret.get_secret_value(), services)
+        signing_secret = settings.slack_signing_secret.get_secret_value()
+        app = build_bolt_app(
+            web_client, signing_secret, services, identity=identity, in_flight=self._in_flight
+        )
         if settings.slack_app_token is not None:
-            self._socket = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
-            await self._socket.connect_async()  # type: ignore[no-untyped-call]
-            log.info("connected to Slack in Socket Mode")
+            self._socket = SocketConnection(
+                app, settings.slack_app_token.get_secret_value(), wss_url
+            )
+            await self._socket.connect(SOCKET_CONNECT_WAIT_SECONDS)
         else:
             web_app = app.web_app(path=EVENTS_PATH, port=settings.port)
+            web_app.middlewares.append(slack_request_guard(signing_secret, EVENTS_PATH))
             web_app.router.add_get("/healthz", _healthz)
             web_app.router.add_get("/metrics", _metrics)
-            self._runner = web.AppRunner(web_app, access_log=None)
+            self._runner = web.AppRunner(
+                web_app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS
+            )
             await self._runner.setup()
-            site = web.TCPSite(self._runner, self._host, settings.port)
-            await site.start()
+            await _listen(self._runner, self._host, settings.port)
             port = self._runner.addresses[0][1]
             self.url = f"http://{'127.0.0.1' if self._host == '0.0.0.0' else self._host}:{port}"
             log.info("listening for Slack on %s%s", self.url, EVENTS_PATH)
@@ -95,27 +138,35 @@ class Bridge:
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.jobs.install(self._scheduler)
         self._scheduler.start()
+        self._started = True
+        log.info("bridge started for Slack team %s", identity.team_id)
 
     async def stop(self) -> None:
-        """Stop taking requests, then jobs, then close connections; safe to call twice."""
+        """Stop taking requests, let listeners then jobs finish (bounded), close; safe twice."""
         scheduler, self._scheduler = self._scheduler, None
         socket, self._socket = self._socket, None
         runner, self._runner = self._runner, None
-        services, self.services = self.services, None
-        if socket is not None:
-            await socket.close_async()  # type: ignore[no-untyped-call]
-        if runner is not None:
-            await runner.cleanup()
+        jobs, self.jobs = self.jobs, None
+        novo, self._novo = self._novo, None
+        store, self._store = self._store, None
+        self.services = None
         if scheduler is not None:
-            # pause first: shutdown cancels running jobs, which could cut a
-            # post off between chat.postMessage and recording its ts
-            scheduler.pause()
-            if self.jobs is not None:
-                await self.jobs.drain()
+            scheduler.pause()  # no job starts from here on; running ones are drained below
+        if socket is not None:
+            await socket.close(CLOSE_GRACE_SECONDS)
+        if runner is not None:
+            await runner.cleanup()  # waits REQUESTS_GRACE_SECONDS for requests, then cancels
+        await self._in_flight.drain(LISTENERS_GRACE_SECONDS)
+        if jobs is not None:
+            await jobs.drain(JOBS_GRACE_SECONDS)
+        if scheduler is not None:
             scheduler.shutdown(wait=False)
-        if services is not None:
-            await services.novo.aclose()
-            await services.store.close()
+        if novo is not None:
+            await _bounded(novo.aclose(), "the Novo client")
+        if store is not None:
+            await _bounded(store.close(), "the store")
+        if self._started:
+            self._started = False
             log.info("bridge stopped")
 
     async def __aenter__(self) -> Self:
@@ -129,6 +180,29 @@ class Bridge:
         tb: TracebackType | None,
     ) -> None:
         await self.stop()
+
+
+async def _open_store(settings: Settings) -> Store:
+    try:
+        return await Store.open(settings.db_path)
+    except StoreOpenError as exc:
+        raise StartupFailure(str(exc)) from exc
+
+
+async def _listen(runner: web.AppRunner, host: str, port: int) -> None:
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError as exc:
+        cause = "address already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise StartupFailure(f"NOVO_SLACK_PORT: {host}:{port}: {cause or exc}") from exc
+
+
+async def _bounded(closing: Awaitable[None], what: str) -> None:
+    try:
+        async with asyncio.timeout(CLOSE_GRACE_SECONDS):
+            await closing
+    except TimeoutError:
+        log.warning("%s did not close within %.0fs", what, CLOSE_GRACE_SECONDS)
 
 
 async def _healthz(request: web.Request) -> web.Response:

@@ -10,21 +10,46 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.services.container import Services
+from bot.slack.credentials import SlackIdentity
+from bot.slack.inflight import InFlight
 from bot.slack.listeners import SERVICES_KEY, register_all
+from bot.slack.origin import origin_check
 
 log = logging.getLogger(__name__)
 
 
-def build_bolt_app(client: AsyncWebClient, signing_secret: str, services: Services) -> AsyncApp:
+class _NoTokenNotice(logging.Filter):
+    """Bolt also reads SLACK_BOT_TOKEN itself and warns that the client's token wins: it is
+    the same token, and the warning would be noise on every start."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+logging.getLogger("slack_bolt.AsyncApp").addFilter(_NoTokenNotice())
+
+
+def build_bolt_app(
+    client: AsyncWebClient,
+    signing_secret: str,
+    services: Services,
+    *,
+    identity: SlackIdentity,
+    in_flight: InFlight,
+) -> AsyncApp:
+    """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`."""
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
     )
+    in_flight.install(app)
+    app.middleware(origin_check(identity))
 
     @app.middleware
     async def provide_services(

@@ -80,6 +80,7 @@ async def test_bad_signature_and_stale_timestamp_are_refused(loop: Loop) -> None
     payload = {
         "type": "block_actions",
         "user": {"id": "U0ADA", "name": "ada"},
+        "team": {"id": "T0LOCAL"},
         "trigger_id": "x",
         "channel": {"id": CHANNEL},
         "container": {"type": "message", "channel_id": CHANNEL, "message_ts": ts},

@@ -1,0 +1,171 @@
+"""A `novo-slack run` process against a simulator and a local Slack this test starts.
+
+Start-up and shutdown are what a process does, so these tests run the real
+command in a subprocess and judge it as an operator would: its exit code,
+what it printed, and how long it took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.server import SimServer, start_sim
+
+REPO = Path(__file__).resolve().parents[2]
+SIGNING_SECRET = "lifecycle-signing-secret"
+API_KEY = "lifecycle-novo-key"
+CHANNEL = "C0LIFECYCLE"
+_OUR_NAMES = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN",
+    "SLACK_API_URL",
+    "NOVO_API_URL",
+    "NOVO_API_KEY",
+    "NOVO_SLACK_CHANNEL",
+    "NOVO_SLACK_DB",
+    "NOVO_SLACK_PORT",
+    "NOVO_SLACK_POLL_SECONDS",
+)
+_LISTENING = re.compile(r"listening for Slack on (http://\S+?)/slack/events")
+
+
+@dataclass
+class Bridge:
+    """A running `novo-slack run`, its stderr collected line by line as it comes."""
+
+    process: asyncio.subprocess.Process
+    started: float
+    lines: list[str] = field(default_factory=list)
+    _reader: asyncio.Task[None] | None = None
+
+    def follow(self) -> None:
+        async def read() -> None:
+            assert self.process.stderr is not None
+            async for raw in self.process.stderr:
+                self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+        self._reader = asyncio.create_task(read())
+
+    @property
+    def stderr(self) -> str:
+        return "\n".join(self.lines)
+
+    async def saw(self, pattern: str, within: float = 10.0) -> re.Match[str]:
+        """The first stderr line matching `pattern`, waiting up to `within` seconds."""
+        deadline = time.monotonic() + within
+        while True:
+            for line in self.lines:
+                found = re.search(pattern, line)
+                if found:
+                    return found
+            if time.monotonic() > deadline or self.process.returncode is not None:
+                raise AssertionError(f"no line matching {pattern!r}; stderr:\n{self.stderr}")
+            await asyncio.sleep(0.02)
+
+    async def url(self) -> str:
+        return (await self.saw(_LISTENING.pattern)).group(1)
+
+    async def exit_code(self, within: float) -> int:
+        """The exit code, once the process has ended; killed and failed if it takes longer."""
+        try:
+            async with asyncio.timeout(within):
+                code = await self.process.wait()
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+            raise AssertionError(f"still running after {within}s; stderr:\n{self.stderr}") from None
+        if self._reader is not None:
+            await self._reader
+        return code
+
+    async def kill(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader is not None:
+            await self._reader
+
+
+@dataclass
+class World:
+    """The simulator and local Slack, and the environment pointing `novo-slack run` at them."""
+
+    sim: SimServer
+    slack: LocalSlack
+    http: httpx.AsyncClient
+    env: dict[str, str]
+    cwd: Path
+    running: list[Bridge] = field(default_factory=list)
+
+    async def run(self, *args: str, **overrides: str | None) -> Bridge:
+        """Start `novo-slack [args] run` with these settings changed (None unsets one)."""
+        env = dict(self.env)
+        for name, value in overrides.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            *args,
+            "run",
+            cwd=self.cwd,  # no .env there
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        bridge = Bridge(process, time.monotonic())
+        bridge.follow()
+        self.running.append(bridge)
+        return bridge
+
+    async def fault(self, **spec: object) -> None:
+        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
+        assert response.status_code == 200, response.text
+
+    async def sim_log(self) -> list[dict[str, object]]:
+        response = await self.http.get(f"{self.sim.url}/_sim/log")
+        requests: list[dict[str, object]] = response.json()["requests"]
+        return requests
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with (
+        await start_sim(api_key=API_KEY) as sim,
+        await start_local_slack() as slack,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        env = {k: v for k, v in os.environ.items() if k not in _OUR_NAMES}
+        env["PYTHONPATH"] = str(REPO)
+        env.update(
+            SLACK_BOT_TOKEN=slack.bot_token,
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=slack.api_url,
+            NOVO_API_URL=sim.url,
+            NOVO_API_KEY=API_KEY,
+            NOVO_SLACK_CHANNEL=CHANNEL,
+            NOVO_SLACK_DB=str(tmp_path / "bridge.db"),
+            NOVO_SLACK_PORT="0",
+            NOVO_SLACK_POLL_SECONDS="0.2",
+        )
+        world = World(sim, slack, http, env, tmp_path)
+        try:
+            yield world
+        finally:
+            for bridge in world.running:
+                await bridge.kill()

@@ -1,0 +1,85 @@
+"""SIGTERM and SIGINT end `novo-slack run` in bounded time, whatever Novo and Slack do.
+
+An orchestrator sends SIGTERM and SIGKILLs after a grace period (often 10 s);
+a bridge that outlives it loses what it was doing, so it must stop taking
+requests, let work in flight finish or cut it at a bound, and exit 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import time
+
+from bot.localslack.driver import SlackDriver
+from bot.slack.ids import ActionId
+from tests.lifecycle.conftest import API_KEY, CHANNEL, SIGNING_SECRET, Bridge, World
+from tests.support import wait_until
+
+STOP_WITHIN_SECONDS = 10.0
+
+
+async def _stops_cleanly(bridge: Bridge, sig: signal.Signals = signal.SIGTERM) -> float:
+    sent = time.monotonic()
+    bridge.process.send_signal(sig)
+    code = await bridge.exit_code(within=STOP_WITHIN_SECONDS + 5)
+    took = time.monotonic() - sent
+    assert code == 0, bridge.stderr
+    assert "Traceback" not in bridge.stderr
+    assert took < STOP_WITHIN_SECONDS, f"took {took:.1f}s to stop; stderr:\n{bridge.stderr}"
+    return took
+
+
+async def _held(world: World, path: str) -> bool:
+    """Whether the simulator holds a request to `path`: received, not answered."""
+    return any(r["status"] is None and r["path"] == path for r in await world.sim_log())
+
+
+async def test_sigterm_while_novo_hangs_on_a_click_and_a_poll(world: World) -> None:
+    created = await world.http.post(
+        f"{world.sim.url}/_sim/interactions", json={"kind": "approval_request"}
+    )
+    interaction_id = created.json()["id"]
+    bridge = await world.run()
+    url = await bridge.url()
+    await world.slack.wait_for(lambda: bool(world.slack.messages(CHANNEL)), within=10)
+    ts = world.slack.messages(CHANNEL)[0].ts
+    await world.fault(hang=True)  # Novo stops answering anything
+    async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
+        world.slack.add_user("U0ADA", "ada", "Ada Lovelace")
+        clicked = await driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+        assert clicked.status_code == 200
+        resolve = f"/v1/interactions/{interaction_id}/resolve"
+        await wait_until(lambda: _held(world, resolve), message="the click's resolve held")
+        await wait_until(lambda: _held(world, "/v1/interactions"), message="a poll held")
+        await _stops_cleanly(bridge)
+
+
+async def test_sigint_stops_an_idle_bridge(world: World) -> None:
+    bridge = await world.run()
+    await bridge.url()
+    await bridge.saw("bridge started")
+    took = await _stops_cleanly(bridge, signal.SIGINT)
+    assert took < 5.0
+    assert any("bridge stopped" in line for line in bridge.lines)
+
+
+async def test_sigterm_while_socket_mode_cannot_connect(world: World) -> None:
+    """The app token is good, but Slack's WebSocket is out of reach: connecting goes on."""
+    bridge = await world.run(SLACK_APP_TOKEN=world.slack.app_token)
+    await world.slack.wait_for_call("apps.connections.open", within=10)
+    await bridge.saw("Socket Mode is not connected")  # started without it, still trying
+    await _stops_cleanly(bridge)
+
+
+async def test_sigterm_while_slack_is_unreachable_at_start(world: World) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens here once closed
+    bridge = await world.run(
+        SLACK_APP_TOKEN=world.slack.app_token, SLACK_API_URL=f"http://127.0.0.1:{port}/api/"
+    )
+    await bridge.saw("Slack did not answer auth.test")
+    await _stops_cleanly(bridge)
+    assert not world.slack.calls()
+    assert API_KEY not in bridge.stderr

@@ -1,0 +1,104 @@
+"""Each way start-up can fail ends `novo-slack run` quickly, with one line and a telling code.
+
+Exit 2: a setting is wrong (missing, malformed, or refused by Slack).
+Exit 1: something a setting points at failed (the database, the port).
+Neither shows a traceback without -v, and neither leaves the process running.
+"""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.lifecycle.conftest import Bridge, World
+
+FAIL_WITHIN_SECONDS = 5.0
+
+
+async def _one_line_failure(bridge: Bridge, code: int) -> str:
+    exit_code = await bridge.exit_code(within=FAIL_WITHIN_SECONDS + 5)
+    elapsed = time.monotonic() - bridge.started
+    lines = [line for line in bridge.lines if line.strip()]
+    assert exit_code == code, bridge.stderr
+    assert "Traceback" not in bridge.stderr
+    assert len(lines) == 1, bridge.stderr
+    assert elapsed < FAIL_WITHIN_SECONDS, f"took {elapsed:.1f}s"
+    assert lines[0].startswith("novo-slack: ")
+    return lines[0].removeprefix("novo-slack: ")
+
+
+async def test_a_bot_token_slack_refuses_is_named_at_start(world: World) -> None:
+    bridge = await world.run(SLACK_BOT_TOKEN="xoxb-not-this-one")
+    line = await _one_line_failure(bridge, 2)
+    assert line == "SLACK_BOT_TOKEN was refused by Slack (auth.test: invalid_auth)"
+
+
+async def test_an_app_token_slack_refuses_is_named_at_start(world: World) -> None:
+    bridge = await world.run(SLACK_APP_TOKEN="xapp-not-this-one")
+    line = await _one_line_failure(bridge, 2)
+    assert line == "SLACK_APP_TOKEN was refused by Slack (apps.connections.open: invalid_auth)"
+
+
+async def test_every_bad_setting_is_named_at_once(world: World) -> None:
+    bridge = await world.run(
+        NOVO_API_URL="http://", NOVO_SLACK_CHANNEL="#general", NOVO_API_KEY=None
+    )
+    line = await _one_line_failure(bridge, 2)
+    assert line.startswith("NOVO_API_URL must name a host"), line
+    assert "NOVO_API_KEY is required but not set" in line
+    assert "NOVO_SLACK_CHANNEL must be a channel id like C0123ABCD, not a name ('#general')" in line
+    assert "more)" not in line
+
+
+async def test_a_port_in_use_is_named(world: World) -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        bridge = await world.run(NOVO_SLACK_PORT=str(port))
+        line = await _one_line_failure(bridge, 1)
+    assert line == f"NOVO_SLACK_PORT: 0.0.0.0:{port}: address already in use"
+
+
+def _corrupt(tmp: Path) -> Path:
+    path = tmp / "corrupt.db"
+    path.write_bytes(b"this is not a database" * 200)
+    return path
+
+
+def _read_only(tmp: Path) -> Path:
+    path = tmp / "read-only.db"
+    sqlite3.connect(path).close()
+    path.chmod(0o444)
+    return path
+
+
+def _missing_directory(tmp: Path) -> Path:
+    return tmp / "no-such-dir" / "bridge.db"
+
+
+def _a_directory(tmp: Path) -> Path:
+    path = tmp / "a-directory"
+    path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("make", [_corrupt, _read_only, _missing_directory, _a_directory])
+async def test_an_unusable_database_is_named(world: World, tmp_path: Path, make: object) -> None:
+    assert callable(make)
+    path: Path = make(tmp_path)
+    bridge = await world.run(NOVO_SLACK_DB=str(path))
+    line = await _one_line_failure(bridge, 1)
+    assert line.startswith(f"NOVO_SLACK_DB: {path}: "), line
+    assert not world.slack.calls("chat.postMessage")
+
+
+async def test_with_v_the_traceback_is_shown_too(world: World) -> None:
+    bridge = await world.run("-v", SLACK_BOT_TOKEN="xoxb-not-this-one")
+    assert await bridge.exit_code(within=FAIL_WITHIN_SECONDS + 5) == 2
+    assert "Traceback" in bridge.stderr
+    assert bridge.lines[-1].startswith("novo-slack: SLACK_BOT_TOKEN was refused by Slack")
