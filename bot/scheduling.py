@@ -1,6 +1,13 @@
 """Timed work on APScheduler: polling, redelivering queued decisions, refreshing
 countdowns, forgetting abandoned form drafts.
 
+Of several replicas on one database, exactly one polls Novo and runs the
+timed jobs: the holder of the `poller` lease, a row in the store renewed
+every poll interval by a job of its own (so a slow poll never lets it lapse)
+and taken over by another replica within three intervals of the holder's
+death. Redelivery runs on every replica: each queued decision is claimed by
+exactly one of them in the store.
+
 The jobs run independently: a poll stuck on a slow Novo, or a 429's
 `Retry-After` sleep inside one job, never holds back a queued decision's
 redelivery (each job only never overlaps itself: `max_instances=1`). Races
@@ -13,7 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
@@ -31,14 +41,30 @@ COUNTDOWN_REFRESH_SECONDS = 30.0
 DRAFT_PRUNE_SECONDS = 600.0
 POLL_BACKOFF_MAX_SECONDS = 60.0
 DRAIN_SECONDS = 5.0  # how long shutdown waits for running jobs before cancelling them
+POLLER_LEASE = "poller"
+# A lease lives two intervals and is renewed every interval: one late renewal
+# is forgiven, and a dead holder is replaced within three intervals.
+LEASE_TTL_INTERVALS = 2.0
+
+
+def store_now() -> datetime:
+    """Lease times are wall-clock times shared by every replica."""
+    return datetime.now(UTC)
+
+
+def process_identity() -> str:
+    """Who holds a lease: readable in the database, unique per process."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class BridgeJobs:
     """The scheduled jobs; each calls the same service functions a click would."""
 
-    def __init__(self, services: Services, poll_seconds: float) -> None:
+    def __init__(self, services: Services, poll_seconds: float, holder: str | None = None) -> None:
         self._services = services
         self._poll_seconds = poll_seconds
+        self.holder = holder or process_identity()
+        self.leading = False
         self._failures = 0
         self._next_poll_at = 0.0
         self._running: set[asyncio.Task[None]] = set()
@@ -57,6 +83,10 @@ class BridgeJobs:
         self._idle.clear()
         try:
             await body()
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            # cut off by shutdown (see `drain`): not a failure of the job
         finally:
             self._running.discard(task)
             if not self._running:
@@ -76,17 +106,42 @@ class BridgeJobs:
         """
         self._stopping = True
         running = set(self._running)
-        if not running:
+        if running:
+            _, late = await asyncio.wait(running, timeout=timeout)
+            for task in late:
+                task.cancel()
+            if late:
+                log.warning("cancelled %d job(s) still running at shutdown", len(late))
+                await asyncio.wait(late, timeout=1.0)
+        await self._resign()
+
+    async def _resign(self) -> None:
+        """Hand the poller lease back at once, so another replica need not wait it out."""
+        if not self.leading:
             return
-        _, late = await asyncio.wait(running, timeout=timeout)
-        for task in late:
-            task.cancel()
-        if late:
-            log.warning("cancelled %d job(s) still running at shutdown", len(late))
-            await asyncio.wait(late, timeout=1.0)
+        self.leading = False
+        try:
+            async with asyncio.timeout(2.0):
+                await self._services.store.release_lease(POLLER_LEASE, self.holder)
+        except Exception as exc:  # the lease lapses by itself; shutdown goes on
+            log.warning("could not release the poller lease: %r", exc)
+
+    async def hold_lease(self) -> None:
+        await self._run(self._hold_lease)
+
+    async def _hold_lease(self) -> None:
+        ttl = self._poll_seconds * LEASE_TTL_INTERVALS
+        store = self._services.store
+        leading = await store.try_acquire_lease(POLLER_LEASE, self.holder, ttl, store_now())
+        if leading and not self.leading:
+            log.info("this process now polls Novo and runs the timed jobs (%s)", self.holder)
+            self._next_poll_at = 0.0
+        elif self.leading and not leading:
+            log.warning("another process took over polling; this one stands by")
+        self.leading = leading
 
     async def poll(self) -> None:
-        if time.monotonic() < self._next_poll_at:
+        if not self.leading or time.monotonic() < self._next_poll_at:
             return
         await self._run(self._poll)
 
@@ -124,13 +179,15 @@ class BridgeJobs:
                 )
 
     async def refresh_countdowns(self) -> None:
-        await self._run(self._refresh_countdowns)
+        if self.leading:
+            await self._run(self._refresh_countdowns)
 
     async def _refresh_countdowns(self) -> None:
         await self._services.engine.refresh_open()
 
     async def prune_drafts(self) -> None:
-        await self._run(self._prune_drafts)
+        if self.leading:
+            await self._run(self._prune_drafts)
 
     async def _prune_drafts(self) -> None:
         dropped = await self._services.questions.prune_drafts()
@@ -139,6 +196,14 @@ class BridgeJobs:
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
+        scheduler.add_job(
+            self.hold_lease,
+            "interval",
+            seconds=self._poll_seconds,
+            id="lease",
+            next_run_time=datetime.now(UTC),
+            **common,
+        )
         scheduler.add_job(
             self.poll,
             "interval",

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 10.0
 POLL_INTERVAL = 0.02
@@ -30,3 +32,10 @@ async def wait_until(
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {message}; last={last!r}")
         await asyncio.sleep(POLL_INTERVAL)
+
+
+async def bounded(awaitable: Awaitable[T], seconds: float) -> T:
+    """Await with a deadline. `asyncio.wait_for` on Python 3.11 can swallow a
+    cancellation that races its timeout; an `asyncio.timeout` block cannot."""
+    async with asyncio.timeout(seconds):
+        return await awaitable

@@ -147,9 +147,8 @@ class DecisionService:
         results = []
         now = self._clock()
         lease = now + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        for queued in await self._store.due_decisions(now):
-            if not await self._store.claim_due(queued.id, now, lease):
-                continue
+        # one statement claims them: another replica's run never gets the same one
+        for queued in await self._store.claim_due_decisions(now, lease):
             tracked = await self._store.get(queued.interaction_id)
             snapshot = tracked.snapshot if tracked else None
             results.append((queued, await self.deliver(queued, snapshot)))

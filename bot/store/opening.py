@@ -148,7 +148,10 @@ def _postgres_engine(where: Target, schema: str | None, timeout: float) -> Async
     connect_args: dict[str, Any] = {"timeout": timeout}
     if schema is not None:
         connect_args["server_settings"] = {"search_path": schema}
-    return create_async_engine(where.url, connect_args=connect_args, pool_pre_ping=True)
+    # room for a message guard (held across a Slack call) beside the queries it makes
+    return create_async_engine(
+        where.url, connect_args=connect_args, pool_pre_ping=True, pool_size=10, max_overflow=20
+    )
 
 
 def _cause(exc: Exception) -> str:

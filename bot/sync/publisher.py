@@ -2,15 +2,14 @@
 
 Every change re-renders the whole message from state (never patches blocks
 from a payload), and a message is only sent again when what it shows has
-changed. A per-interaction lock keeps a poll and a click from racing on the
-same `chat.update`.
+changed. The store's message guard serialises everything that touches one
+interaction's message, in this process and across replicas, so a poll and
+a click never race on the same `chat.update`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import weakref
 from datetime import datetime
 
 from bot.clock import Clock
@@ -28,16 +27,6 @@ class MessagePublisher:
         self._store = store
         self._slack = slack
         self._clock = clock
-        # weak: a lock lives only while someone holds or waits on it, so a
-        # long-running bridge does not keep one per interaction it ever saw
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    def _lock(self, interaction_id: str) -> asyncio.Lock:
-        lock = self._locks.get(interaction_id)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[interaction_id] = lock
-        return lock
 
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         queued = await self._store.open_decision(tracked.id)
@@ -56,7 +45,7 @@ class MessagePublisher:
         happens before `chat.postMessage`, so nothing after a successful post
         can leave it looking unposted but for the store write.
         """
-        async with self._lock(tracked.id):
+        async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
             digest = fingerprint(message)
             ts = await self._slack.post_message(tracked.channel, message)
@@ -71,7 +60,7 @@ class MessagePublisher:
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""
-        async with self._lock(interaction_id):
+        async with self._store.message_guard(interaction_id):
             tracked = await self._store.get(interaction_id)
             if tracked is None or tracked.ts is None:
                 return False

@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support import bounded
+
 REPO = Path(__file__).resolve().parents[2]
 OPENER = Path(__file__).with_name("opener.py")
 
@@ -23,18 +25,18 @@ class Child:
 
     async def line(self, timeout: float = 15) -> str:
         assert self.process.stdout is not None
-        raw = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        raw = await bounded(self.process.stdout.readline(), timeout)
         return raw.decode().rstrip("\n")
 
     async def finish(self, timeout: float = 15) -> int:
         """Close its stdin (it lets go and exits) and wait for the exit code."""
         if self.process.stdin is not None and not self.process.stdin.is_closing():
             self.process.stdin.close()
-        return await asyncio.wait_for(self.process.wait(), timeout)
+        return await bounded(self.process.wait(), timeout)
 
     async def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
-        await asyncio.wait_for(self.process.wait(), 15)
+        await bounded(self.process.wait(), 15)
 
 
 async def start(*args: str) -> Child:

@@ -6,7 +6,7 @@ import asyncio
 from datetime import timedelta
 
 from bot.store import Store
-from tests.support import wait_until
+from tests.support import bounded, wait_until
 
 from .conftest import Database, advisory_waiters
 from .helpers import NOW
@@ -66,14 +66,14 @@ async def test_the_message_guard_lets_one_writer_in_at_a_time(store: Store, peer
             inside.remove(who)
 
     first = asyncio.create_task(write(store, "first"))
-    await asyncio.wait_for(entered.wait(), 10)
-    await asyncio.wait_for(asyncio.gather(first, write(peer, "second")), 10)
+    await bounded(entered.wait(), 10)
+    await bounded(asyncio.gather(first, write(peer, "second")), 10)
     assert overlaps == [("first",), ("second",)]
 
 
 async def test_the_guard_is_per_interaction(store: Store, peer: Store) -> None:
     async with store.message_guard("int_1"):
-        await asyncio.wait_for(_enter_and_leave(peer, "int_2"), 5)
+        await bounded(_enter_and_leave(peer, "int_2"), 5)
 
 
 async def test_the_guard_is_free_again_after_an_error(store: Store, peer: Store) -> None:
@@ -82,7 +82,7 @@ async def test_the_guard_is_free_again_after_an_error(store: Store, peer: Store)
             raise RuntimeError("boom")
     except RuntimeError:
         pass
-    await asyncio.wait_for(_enter_and_leave(peer, "int_1"), 5)
+    await bounded(_enter_and_leave(peer, "int_1"), 5)
 
 
 async def _enter_and_leave(store: Store, interaction_id: str) -> None:
@@ -99,6 +99,6 @@ async def test_a_killed_replica_lets_go_of_the_guard(postgres: Database) -> None
         await wait_until(advisory_waiters, message="a replica waiting on the guard")
         assert not entering.done()  # the other replica holds it
         await holder.kill()
-        await asyncio.wait_for(entering, 15)
+        await bounded(entering, 15)
     finally:
         await store.close()

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.store import Store, StoreOpenError, admin
 from bot.store.migrate import head_revision, upgrade_to
 from bot.store.opening import open_engine
+from tests.support import bounded
 
 from .conftest import Database
 from .helpers import NOW
@@ -104,7 +105,7 @@ async def test_a_file_made_now_by_the_first_release_upgrades(tmp_path: Path) -> 
     maker = await asyncio.create_subprocess_exec(
         sys.executable, script, str(path), env=env, cwd=tmp_path
     )
-    assert await asyncio.wait_for(maker.wait(), 60) == 0
+    assert await bounded(maker.wait(), 60) == 0
     await _upgrade_and_check(path)
 
 
