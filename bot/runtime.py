@@ -24,6 +24,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.clock import Clock, utc_now
 from bot.config import Settings
+from bot.health import readiness
 from bot.novo.client import NovoClient
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
@@ -125,6 +126,7 @@ class Bridge:
             web_app = app.web_app(path=EVENTS_PATH, port=settings.port)
             web_app.middlewares.append(slack_request_guard(signing_secret, EVENTS_PATH))
             web_app.router.add_get("/healthz", _healthz)
+            web_app.router.add_get("/readyz", self._readyz)
             web_app.router.add_get("/metrics", _metrics)
             self._runner = web.AppRunner(
                 web_app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS
@@ -168,6 +170,15 @@ class Bridge:
         if self._started:
             self._started = False
             log.info("bridge stopped")
+
+    async def _readyz(self, request: web.Request) -> web.Response:
+        services, jobs = self.services, self.jobs
+        if services is None or jobs is None:
+            return web.json_response({"ready": False, "checks": {}}, status=503)
+        ready, body = await readiness(
+            jobs, services.engine, services.store, self.settings.poll_seconds
+        )
+        return web.json_response(body, status=200 if ready else 503)
 
     async def __aenter__(self) -> Self:
         await self.start()

@@ -153,6 +153,20 @@ class SlackDriver:
                 raise AssertionError(f"Slack would refuse the view_submission ack: {problems}")
         return response
 
+    async def close_view(self, user_id: str, view_id: str) -> httpx.Response | None:
+        """The person closes the modal (×/Cancel). Slack tells the app only when the
+        view asked for it (`notify_on_close`); otherwise nothing is sent (None)."""
+        view = self._open_view(view_id)
+        self.slack.apply_view_response(view_id, {"response_action": "clear"})
+        if not view.payload.get("notify_on_close"):
+            return None
+        payload = {
+            **envelope("view_closed", self._identity, self._user(user_id)),
+            "view": view.to_api(),
+            "is_cleared": False,
+        }
+        return await self._send(payload)
+
     async def load_options(
         self, user_id: str, view_id: str, action_id: str, block_id: str, query: str
     ) -> httpx.Response:

@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId, CallbackId
+from bot.store import Store
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 
@@ -109,3 +110,52 @@ async def test_a_form_too_long_for_one_modal_spans_pages(loop: Loop) -> None:
     assert record["resolution"]["inputResponses"] == [
         {"requestId": f"q{i}", "optionId": f"q{i}-yes"} for i in range(60)
     ]
+
+
+async def _two_page_form(loop: Loop) -> tuple[str, str]:
+    questions = [
+        {"id": f"q{i}", "prompt": f"Question {i}", "allowOther": True, "options": _yes_no(i)}
+        for i in range(60)
+    ]
+    created = await loop.create("question", request={"title": "Long", "questions": questions})
+    return created["id"], await loop.posted(created["id"])
+
+
+def _yes_no(i: int) -> list[dict[str, str]]:
+    return [{"id": f"q{i}-yes", "label": "Yes"}, {"id": f"q{i}-no", "label": "No"}]
+
+
+async def _draft_after_page_one(loop: Loop, ts: str) -> str:
+    view = await _open_modal(loop, "U0GRACE", ts)
+    await loop.driver.submit_view("U0GRACE", view.id, _first_options(loop, view))
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    assert await store.load_draft(view.id), "page 1's answers are kept for page 2"
+    return str(view.id)
+
+
+async def test_a_closed_form_forgets_its_earlier_pages(loop: Loop) -> None:
+    _, ts = await _two_page_form(loop)
+    view_id = await _draft_after_page_one(loop, ts)
+    closed = await loop.driver.close_view("U0GRACE", view_id)
+    assert closed is not None and closed.status_code == 200  # the modal asked to be told
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    await wait_until(
+        lambda: _no_draft(store, view_id), message="the abandoned form's draft dropped"
+    )
+
+
+async def test_a_form_whose_question_ended_forgets_its_earlier_pages(loop: Loop) -> None:
+    interaction_id, ts = await _two_page_form(loop)
+    view_id = await _draft_after_page_one(loop, ts)
+    await loop.api_resolve(interaction_id, {"cancel": True, "reason": "no longer needed"})
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    await wait_until(
+        lambda: _no_draft(store, view_id), message="the ended question's draft dropped"
+    )
+
+
+async def _no_draft(store: Store, view_id: str) -> bool:
+    return await store.load_draft(view_id) is None

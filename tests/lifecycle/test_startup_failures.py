@@ -102,3 +102,16 @@ async def test_with_v_the_traceback_is_shown_too(world: World) -> None:
     assert await bridge.exit_code(within=FAIL_WITHIN_SECONDS + 5) == 2
     assert "Traceback" in bridge.stderr
     assert bridge.lines[-1].startswith("novo-slack: SLACK_BOT_TOKEN was refused by Slack")
+
+
+async def test_a_second_process_on_one_sqlite_file_refuses_to_start(world: World) -> None:
+    first = await world.run()
+    await first.saw("bridge started")
+    second = await world.run()
+    line = await _one_line_failure(second, 1)
+    assert line.startswith("NOVO_SLACK_DB: "), line
+    assert "in use by another novo-slack process" in line
+    assert first.process.returncode is None  # the owner runs on, untouched
+    db = Path(world.env["NOVO_SLACK_DB"])
+    for private in (db, db.with_name(db.name + "-wal")):
+        assert private.stat().st_mode & 0o777 == 0o600, private  # tool inputs, reasons, names
