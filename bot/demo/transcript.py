@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from bot.localslack.server import LocalSlack
+from bot.slack.render.common import cut_words
 
 LINE_CHARS = 118
 FOLLOW_INTERVAL = 0.25
@@ -53,14 +54,15 @@ class Transcript:
         )
 
     def _readable(self, text: str) -> str:
+        """One line as a person reads it: mentions as @names, dates as written, whole words."""
+
         def name(match: re.Match[str]) -> str:
             user = self._slack.user(match.group(1))
             return "@" + (user.display_name if user else match.group(1))
 
         text = _DATE.sub(lambda m: m.group(1), _MENTION.sub(name, text))
         text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-        text = " ".join(text.split())
-        return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
+        return cut_words(" ".join(text.split()), LINE_CHARS)
 
     def _who(self, user_id: str) -> str:
         user = self._slack.user(user_id)

@@ -10,6 +10,7 @@ Import these names from :mod:`bot.slack.question_form`, which re-exports them.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -36,6 +37,7 @@ from bot.slack.question_encoding import (
     widget_for,
 )
 from bot.slack.render.common import plain_text
+from bot.slack.render.markdown import markdown_plain
 
 PAGE_RESERVED_BLOCKS = 4
 """Blocks a modal page keeps for itself (title, details, page line, error note)."""
@@ -48,10 +50,21 @@ OTHER_PLACEHOLDER = "Your own answer"
 NOTE_PLACEHOLDER = "A note for the agent"
 
 
+@functools.lru_cache(maxsize=4_096)
+def plain_words(text: str) -> str:
+    """Agent Markdown as the plain words a label shows: plain_text would print its asterisks.
+
+    Cached because every page of a form lays out all its questions again
+    (:func:`page_layout`), thousands of labels each time.
+    """
+    return " ".join(markdown_plain(text).split())
+
+
 def _option(text: str, value: str, description: str | None = None) -> dict[str, Any]:
-    option: dict[str, Any] = {"text": plain_text(text, OPTION_TEXT), "value": value}
-    if description:
-        option["description"] = plain_text(description, OPTION_DESCRIPTION)
+    option: dict[str, Any] = {"text": plain_text(plain_words(text), OPTION_TEXT), "value": value}
+    described = plain_words(description) if description else ""
+    if described:
+        option["description"] = plain_text(described, OPTION_DESCRIPTION)
     return option
 
 
@@ -117,7 +130,7 @@ def question_blocks(question: Question, index: int) -> list[dict[str, Any]]:
     block: dict[str, Any] = {
         "type": "input",
         "block_id": answer_block_id(index),
-        "label": plain_text(question.prompt or f"Question {index + 1}", INPUT_LABEL),
+        "label": plain_text(plain_words(question.prompt) or f"Question {index + 1}", INPUT_LABEL),
         "element": _answer_element(question, widget),
         "optional": question.optional,
     }

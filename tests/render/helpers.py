@@ -10,6 +10,8 @@ from bot.slack.render.context import RenderedMessage
 
 DATE_TOKEN = re.compile(r"<!date\^\d+\^\{date_short_pretty\} at \{time\}\|[0-9: UTC-]+>")
 MENTION = re.compile(r"<@[UW][A-Z0-9]+>")
+LINK = re.compile(r"<https?://[^\s<>|]+\|[^<>\n]*>")
+"""An http(s) link as agent Markdown becomes: it can lead somewhere, never ping anyone."""
 BARE_BROADCAST = re.compile(r"@(channel|here|everyone)")
 
 
@@ -57,13 +59,18 @@ def action_ids(message: RenderedMessage | dict[str, Any]) -> list[str]:
     return [element["action_id"] for element in buttons(message)]
 
 
-def assert_inert(text: str, allowed_mentions: frozenset[str] = frozenset()) -> None:
+def assert_inert(
+    text: str, allowed_mentions: frozenset[str] = frozenset(), *, allow_links: bool = False
+) -> None:
     """No mention, broadcast, channel link or URL survives, except our own tokens.
 
-    Every Slack control sequence starts with `<`, so once our date tokens and
-    the mentions we put there ourselves are removed, no `<` may remain.
+    Every Slack control sequence starts with `<`, so once our date tokens, the
+    mentions we put there ourselves and (when allowed) http(s) links are
+    removed, no `<` may remain.
     """
     rest = DATE_TOKEN.sub("", text)
+    if allow_links:
+        rest = LINK.sub("", rest)
     for mention in MENTION.findall(rest):
         assert mention in allowed_mentions, f"unexpected mention {mention!r}"
     rest = MENTION.sub("", rest)

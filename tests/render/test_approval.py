@@ -9,11 +9,13 @@ import pytest
 
 from bot.novo.models import Interaction
 from bot.slack.ids import METADATA_EVENT_TYPE, ActionId, OverflowValue
-from bot.slack.limits import MESSAGE_TOTAL_TEXT, SECTION_FIELDS
+from bot.slack.limits import MESSAGE_TEXT_BUDGET, MESSAGE_TOTAL_TEXT, SECTION_FIELDS
 from bot.slack.render.approval import (
     INPUT_LARGE_LINES,
     INPUT_MAX_LINES,
+    INPUT_PREVIEW_LINES,
     PREVIEW_MAX_FIELDS,
+    PREVIEW_TEXT,
     TEXT_BUDGET,
     approval_actions_block_id,
     interaction_id_from_block_id,
@@ -33,21 +35,100 @@ DECISION_ACTIONS = [
 ]
 
 
-def test_pending_shows_tool_asker_deadline_preview_and_input(
+def test_pending_shows_what_who_when_then_preview_then_input(
     approval: Interaction, ctx: MessageContext
 ) -> None:
     message = render_approval_message(approval, ctx)
     assert_valid_message(message)
-    assert block(message, "novo_header")["text"]["text"] == "🔧 Approval needed: deploy_service"
-    context = block(message, "novo_context")["elements"][0]["text"]
-    assert context == "Agent `agt_deployer` · Run `run_7Q2` · Step 4 · Thread `thr_55A`"
+    assert block_ids(message) == [
+        "novo_header",
+        "novo_status",
+        "novo_preview_0",
+        "novo_input",
+        approval_actions_block_id(approval.id),
+        "novo_context",
+    ]
+    assert block(message, "novo_header")["text"]["text"] == "🔧 Deploy service"
     status = block(message, "novo_status")["text"]["text"]
-    assert date_token(EXPIRES) in status
-    assert "expires in 14 min" in status
+    assert (
+        status == f"⏱️ Asked by `agt_deployer` · Decide by {date_token(EXPIRES)}"
+        " · expires in less than 15 min"
+    )
     fields = [f["text"] for f in block(message, "novo_preview_0")["fields"]]
-    assert fields == ["*Service*\nbilling-api", "*Environment*\n*production*", "*Replicas*\n`6`"]
+    assert fields == ["*Service*\nbilling-api", "*Environment*\n_production_", "*Replicas*\n6"]
     body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
-    assert json.loads(body) == approval.input
+    assert body == '"service": "billing-api"\n"environment": "production"\n"replicas": 6'
+    context = block(message, "novo_context")["elements"][0]["text"]
+    assert context == "Tool `deploy_service` · Run `run_7Q2` · Step 4"
+
+
+def test_the_preview_title_leads_and_the_agent_is_named(make_approval: MakeApproval) -> None:
+    preview = {"title": "Deploy **api-gateway** 2.4.1 to prod?", "estimatedRows": 18_400}
+    ctx = MessageContext(now=NOW, agent_names={"agt_deployer": "Release Bot"})
+    message = render_approval_message(make_approval(preview=preview), ctx)
+    assert_valid_message(message)
+    assert block(message, "novo_header")["text"]["text"] == "🔧 Deploy api-gateway 2.4.1 to prod?"
+    assert message["text"] == (
+        "Deploy api-gateway 2.4.1 to prod? — Release Bot asks for approval"
+        " · expires in less than 15 min"
+    )
+    assert "Asked by *Release Bot*" in block(message, "novo_status")["text"]["text"]
+    fields = [f["text"] for f in block(message, "novo_preview_0")["fields"]]
+    assert fields == ["*Estimated rows*\n18,400"]
+
+
+def test_a_long_title_is_cut_between_words(
+    make_approval: MakeApproval, ctx: MessageContext
+) -> None:
+    title = "Rotate " + "the production credentials " * 10
+    message = render_approval_message(make_approval(preview={"title": title[:150]}), ctx)
+    header = block(message, "novo_header")["text"]["text"]
+    assert header.endswith("…") and title.startswith(header[2:-1] + " ")
+
+
+def test_the_run_links_to_novo_when_a_template_is_set(make_approval: MakeApproval) -> None:
+    template = "https://novo.example.com/runs/{runId}?thread={threadId}"
+    ctx = MessageContext(now=NOW, run_link_template=template)
+    message = render_approval_message(make_approval(thread_id="thr 1&x|y>"), ctx)
+    context = block(message, "novo_context")["elements"][0]["text"]
+    link = "https://novo.example.com/runs/run_7Q2?thread=thr%201%26x%7Cy%3E"
+    assert context == f"Tool `deploy_service` · Run <{link}|run_7Q2> · Step 4"
+
+
+@pytest.mark.parametrize(
+    "template", ["javascript:alert(1)//{runId}", "https://novo.example.com/{nope}", "", None]
+)
+def test_a_template_that_cannot_make_a_safe_link_shows_the_id(
+    template: str | None, approval: Interaction
+) -> None:
+    ctx = MessageContext(now=NOW, run_link_template=template)
+    context = block(render_approval_message(approval, ctx), "novo_context")["elements"][0]["text"]
+    assert "Run `run_7Q2`" in context and "<" not in context
+
+
+def test_forty_recipients_take_one_line(make_approval: MakeApproval, ctx: MessageContext) -> None:
+    recipients = [f"customer{n:03d}@example.com" for n in range(40)]
+    interaction = make_approval(
+        input={"to": recipients, "subject": "Maintenance"},
+        preview={"title": "Email 40 customers", "to": recipients},
+    )
+    message = render_approval_message(interaction, ctx)
+    assert_valid_message(message)
+    body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
+    assert len(body.split("\n")) == 2
+    field = block(message, "novo_preview_0")["fields"][0]["text"]
+    assert field.startswith("*To*\ncustomer000@example.com, ") and field.endswith(", +35 more")
+    assert ActionId.VIEW_INPUT in action_ids(message)
+
+
+def test_beside_a_preview_the_input_is_a_few_lines(
+    make_approval: MakeApproval, ctx: MessageContext
+) -> None:
+    interaction = make_approval(input={f"key{n}": n for n in range(INPUT_PREVIEW_LINES * 3)})
+    message = render_approval_message(interaction, ctx)
+    body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
+    assert body.split("\n") == [f'"key{n}": {n}' for n in range(INPUT_PREVIEW_LINES)] + ["…"]
+    assert ActionId.VIEW_INPUT in action_ids(message)
 
 
 def test_pending_buttons_carry_the_interaction(approval: Interaction, ctx: MessageContext) -> None:
@@ -68,11 +149,11 @@ def test_other_block_ids_carry_no_interaction(block_id: str) -> None:
     assert interaction_id_from_block_id(block_id) is None
 
 
-def test_worker_call_names_root_run_and_worker(cases: dict[str, Case]) -> None:
+def test_worker_call_names_its_worker(cases: dict[str, Case]) -> None:
     interaction, ctx = cases["pending_worker"]
     context = block(render_approval_message(interaction, ctx), "novo_context")
     text = context["elements"][0]["text"]
-    assert "Run `run_wk1` · Root run `run_7Q2` · Worker `wkr_builder`" in text
+    assert text == "Tool `deploy_service` · Run `run_wk1` · Worker `wkr_builder` · Step 4"
 
 
 def test_metadata_finds_the_interaction(approval: Interaction, ctx: MessageContext) -> None:
@@ -88,7 +169,7 @@ def test_metadata_finds_the_interaction(approval: Interaction, ctx: MessageConte
 
 def test_fallback_text_is_a_plain_summary(approval: Interaction, ctx: MessageContext) -> None:
     text = render_approval_message(approval, ctx)["text"]
-    assert text == "Approval needed: deploy_service by agt_deployer — expires in 14 min"
+    assert text == "Deploy service — agt_deployer asks for approval · expires in less than 15 min"
 
 
 def test_small_input_has_no_viewer_button(approval: Interaction, ctx: MessageContext) -> None:
@@ -98,7 +179,7 @@ def test_small_input_has_no_viewer_button(approval: Interaction, ctx: MessageCon
 def test_long_input_is_cut_and_offers_the_viewer(
     make_approval: MakeApproval, ctx: MessageContext
 ) -> None:
-    interaction = make_approval(input={"rows": list(range(INPUT_MAX_LINES * 2))})
+    interaction = make_approval(input={"rows": list(range(INPUT_MAX_LINES * 2))}, preview=None)
     message = render_approval_message(interaction, ctx)
     assert_valid_message(message)
     body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
@@ -121,7 +202,7 @@ def test_large_but_whole_input_still_offers_the_viewer(
     make_approval: MakeApproval, ctx: MessageContext
 ) -> None:
     rows = list(range(INPUT_LARGE_LINES))
-    message = render_approval_message(make_approval(input=rows), ctx)
+    message = render_approval_message(make_approval(input=rows, preview=None), ctx)
     body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
     assert json.loads(body) == rows
     assert ActionId.VIEW_INPUT in action_ids(message)
@@ -158,7 +239,7 @@ def test_long_preview_values_share_the_budget(
     message = render_approval_message(make_approval(preview=preview), ctx)
     assert_valid_message(message)
     fields = block(message, "novo_preview_0")["fields"]
-    assert [len(f["text"]) for f in fields] == [2_000, 2_000]
+    assert [len(f["text"]) for f in fields] == [2_000, PREVIEW_TEXT - 2_000]
     assert fields[0]["text"].endswith("…")
     assert "2 more fields —" in block(message, "novo_more_fields")["elements"][0]["text"]
 
@@ -169,16 +250,11 @@ def test_non_string_preview_values_are_compact_json(
     preview = {"hosts": ["a", "b"], "limits": {"cpu": 2}, "dry": False, "none": None}
     message = render_approval_message(make_approval(preview=preview), ctx)
     fields = [f["text"] for f in block(message, "novo_preview_0")["fields"]]
-    assert fields == [
-        '*hosts*\n`["a", "b"]`',
-        '*limits*\n`{"cpu": 2}`',
-        "*dry*\n`false`",
-        "*none*\n`null`",
-    ]
+    assert fields == ["*Hosts*\na, b", '*Limits*\n`{"cpu": 2}`', "*Dry*\nNo", "*None*\n—"]
 
 
 def test_budgets_fit_slack_total() -> None:
-    assert TEXT_BUDGET <= MESSAGE_TOTAL_TEXT
+    assert TEXT_BUDGET <= MESSAGE_TEXT_BUDGET < MESSAGE_TOTAL_TEXT
 
 
 @pytest.mark.parametrize("name", ["approved_in_slack", "denied_in_slack"])
@@ -186,14 +262,38 @@ def test_decided_in_slack_names_the_person(name: str, cases: dict[str, Case]) ->
     interaction, ctx = cases[name]
     message = render_approval_message(interaction, ctx)
     assert_valid_message(message)
-    assert buttons(message) == []
+    assert action_ids(message) == [ActionId.VIEW_INPUT]
     status = block(message, "novo_status")["text"]["text"]
     assert ctx.decided_in_slack is not None
     verb = ctx.decided_in_slack.verb
     icon = "✅" if verb == "Approved" else "❌"
     assert status.startswith(f"{icon} {verb} by <@{ADA.user_id}> · {date_token(DECIDED_AT)}\n>")
-    assert block(message, "novo_header")["text"]["text"].startswith("🔧 Approval request:")
-    assert message["text"].endswith(f"— {verb} by Ada Lovelace")
+    assert block(message, "novo_header")["text"]["text"] == "🔧 Deploy service"
+    assert message["text"] == f"Deploy service · {verb} by Ada Lovelace"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "approved_in_slack",
+        "denied_in_slack",
+        "approved_elsewhere",
+        "denied_elsewhere",
+        "expired",
+        "cancelled",
+        "gone",
+    ],
+)
+def test_an_ended_message_keeps_header_outcome_and_details(
+    name: str, cases: dict[str, Case]
+) -> None:
+    interaction, ctx = cases[name]
+    message = render_approval_message(interaction, ctx)
+    assert_valid_message(message)
+    assert block_ids(message) == ["novo_header", "novo_status", "novo_details"]
+    (details,) = buttons(message)
+    assert (details["action_id"], details["value"]) == (ActionId.VIEW_INPUT, interaction.id)
+    assert details["text"]["text"] == "Details"
 
 
 def test_note_is_quoted_line_by_line(cases: dict[str, Case]) -> None:
@@ -211,7 +311,7 @@ def test_resolved_elsewhere_shows_reason(cases: dict[str, Case]) -> None:
         f"✅ Approved outside Slack · {date_token(interaction.resolved_at)}"
         "\nReason: approved by on-call engineer"
     )
-    assert buttons(message) == []
+    assert ActionId.APPROVE not in action_ids(message)
 
 
 def test_denied_elsewhere_without_reason(cases: dict[str, Case]) -> None:
@@ -226,7 +326,7 @@ def test_expired(cases: dict[str, Case]) -> None:
     message = render_approval_message(interaction, ctx)
     status = block(message, "novo_status")["text"]["text"]
     assert status == f"⌛ Expired — nobody decided in time · {date_token(DECIDED_AT)}"
-    assert buttons(message) == []
+    assert action_ids(message) == [ActionId.VIEW_INPUT]
     assert message["metadata"]["event_payload"]["status"] == "cancelled"
 
 
@@ -254,13 +354,13 @@ def test_queued_keeps_the_viewer_for_a_large_input(make_approval: MakeApproval) 
     assert action_ids(message) == [ActionId.VIEW_INPUT]
 
 
-def test_gone_has_no_buttons(cases: dict[str, Case]) -> None:
+def test_gone_offers_only_details(cases: dict[str, Case]) -> None:
     interaction, ctx = cases["gone"]
     message = render_approval_message(interaction, ctx)
     assert block(message, "novo_status")["text"]["text"] == (
         "⚠️ This request no longer exists in Novo"
     )
-    assert buttons(message) == []
+    assert action_ids(message) == [ActionId.VIEW_INPUT]
 
 
 def test_every_state_is_valid_with_unique_block_ids(cases: dict[str, Case]) -> None:
@@ -279,7 +379,7 @@ def test_countdown_follows_now(approval: Interaction) -> None:
     later = MessageContext(now=EXPIRES)
     message = render_approval_message(approval, later)
     assert block(message, "novo_status")["text"]["text"].endswith("· expired")
-    assert "— expired" in message["text"]
+    assert message["text"].endswith("asks for approval · expired")
 
 
 def test_whole_input_is_not_marked_cut(approval: Interaction, ctx: MessageContext) -> None:

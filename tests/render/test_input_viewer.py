@@ -11,6 +11,7 @@ from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import SECTION_TEXT
 from bot.slack.render.common import pretty_json
+from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import (
     SECTIONS_PER_PAGE,
     input_pieces,
@@ -19,7 +20,7 @@ from bot.slack.render.input_viewer import (
 )
 from bot.slack.render.validate import assert_valid_view
 
-from .conftest import MakeApproval
+from .conftest import NOW, MakeApproval
 from .helpers import code_body, unescape
 
 
@@ -46,7 +47,11 @@ def test_small_input_is_one_page_without_buttons(approval: Interaction) -> None:
     assert view["callback_id"] == CallbackId.INPUT_VIEWER
     assert "submit" not in view and view["close"]["text"] == "Close"
     assert json.loads(view["private_metadata"]) == {"id": approval.id, "page": 0}
-    assert [b["type"] for b in view["blocks"]] == ["context", "section"]
+    assert [b["block_id"] for b in view["blocks"]] == [
+        "novo_input_context",
+        "novo_record",
+        "novo_input_0",
+    ]
     assert "page 1 of 1" in view["blocks"][0]["elements"][0]["text"]
     assert json.loads(shown_json([view])) == approval.input
 
@@ -82,7 +87,8 @@ def test_pieces_end_at_line_breaks_when_lines_fit(make_approval: MakeApproval) -
 
 def test_sections_fill_but_never_overflow(make_approval: MakeApproval) -> None:
     view = render_input_viewer(make_approval(input="`" * 100_000), 0)
-    sections = [b for b in view["blocks"] if b["type"] == "section"]
+    sections = [b for b in view["blocks"] if b["block_id"].startswith("novo_input_")]
+    sections = [b for b in sections if b["type"] == "section"]
     assert len(sections) == SECTIONS_PER_PAGE
     lengths = [len(s["text"]["text"]) for s in sections]
     assert max(lengths) <= SECTION_TEXT
@@ -92,7 +98,7 @@ def test_sections_fill_but_never_overflow(make_approval: MakeApproval) -> None:
 def test_emoji_pages_stay_under_the_view_size(make_approval: MakeApproval) -> None:
     interaction = make_approval(input="😀" * 120_000)
     pages = all_pages(interaction)
-    first = [b for b in pages[0]["blocks"] if b["type"] == "section"]
+    first = [b for b in pages[0]["blocks"] if b["block_id"].startswith("novo_input_")]
     assert len(first) < SECTIONS_PER_PAGE  # the byte budget, not the count, closed the page
     for view in pages:
         assert_valid_view(view)
@@ -135,3 +141,60 @@ def test_any_json_value_is_viewable(value: Any, make_approval: MakeApproval) -> 
     for view in pages:
         assert_valid_view(view)
     assert shown_json(pages) == pretty_json(value)
+
+
+def record_text(view: dict[str, Any]) -> str:
+    (record,) = [b for b in view["blocks"] if b["block_id"] == "novo_record"]
+    return str(record["text"]["text"])
+
+
+def test_the_first_page_opens_with_the_whole_record(make_approval: MakeApproval) -> None:
+    interaction = make_approval(
+        run_id="run_wk1",
+        worker_ref="wkr_builder",
+        preview={"title": "Deploy **billing**", "estimatedRows": 1_200},
+    )
+    pages = all_pages(make_approval(input=nasty_input()))
+    assert all("novo_record" not in str(view["blocks"]) for view in pages[1:])
+    ctx = MessageContext(now=NOW, agent_names={"agt_deployer": "Release Bot"})
+    text = record_text(render_input_viewer(interaction, 0, ctx=ctx))
+    lines = text.split("\n")
+    assert lines[0] == "*Deploy billing*"
+    assert lines[1] == (
+        "Agent *Release Bot* `agt_deployer` · Run `run_wk1` · Root run `run_7Q2`"
+        " · Worker `wkr_builder` · Step 4 · Thread `thr_55A`"
+    )
+    assert lines[2].startswith("Tool `deploy_service` · Interaction `int_01HZX3` · Asked <!date^")
+    assert lines[3:] == ["*Estimated rows*: 1,200", "*Tool input*"]
+
+
+def test_a_question_shows_its_request_and_answers() -> None:
+    request = {
+        "title": "Which **region**?",
+        "details": "See the _benchmarks_.",
+        "questions": [{"id": "q1", "prompt": "Region", "options": [{"id": "eu", "label": "EU"}]}],
+    }
+    resolution = {"inputResponses": [{"requestId": "q1", "optionId": "eu"}]}
+    interaction = Interaction.model_validate(
+        {
+            "id": "int_q",
+            "runId": "run_1",
+            "rootRunId": "run_1",
+            "threadId": "thr_1",
+            "agentId": "agt_1",
+            "kind": "question",
+            "status": "resolved",
+            "stepNumber": 2,
+            "toolName": "ask_question",
+            "toolCallId": "call_1",
+            "request": request,
+            "resolution": resolution,
+            "createdAt": NOW.isoformat(),
+            "updatedAt": NOW.isoformat(),
+        }
+    )
+    pages = all_pages(interaction)
+    assert json.loads(shown_json(pages)) == {"request": request, "resolution": resolution}
+    lines = record_text(pages[0]).split("\n")
+    assert lines[0] == "*Which region?*"
+    assert lines[3:] == ["See the _benchmarks_.", "*Request*"]

@@ -73,7 +73,8 @@ def check_message(message: dict[str, Any]) -> None:
     for text in mrkdwn_texts(message["blocks"]):
         assert_inert(text, allowed)
     assert_inert(message["text"])
-    code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
+    if any(b["block_id"] == "novo_input" for b in message["blocks"]):
+        code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
 
 
 def check_viewer(interaction: Interaction) -> None:
@@ -83,7 +84,7 @@ def check_viewer(interaction: Interaction) -> None:
         for text in mrkdwn_texts(view["blocks"]):
             assert_inert(text)
         for b in view["blocks"]:
-            if b["type"] == "section":
+            if b["type"] == "section" and b["block_id"].startswith("novo_input_"):
                 code_body(b["text"]["text"])
 
 
@@ -211,3 +212,19 @@ def test_fuzzed_interactions_render_valid_and_inert(
     for _, message in rendered_states(interaction):
         check_message(message)
     check_viewer(interaction)
+
+
+def test_configured_names_and_links_cannot_ping() -> None:
+    interaction = hostile(run_id="run_1> <!channel", preview={"title": HOSTILE_TEXT})
+    ctx = MessageContext(
+        now=NOW,
+        agent_names={interaction.agent_id: "<!here> <@U0123ABC> *bold*"},
+        run_link_template="https://novo.example.com/runs/{runId}",
+    )
+    message = render_approval_message(interaction, ctx)
+    assert_valid_message(message)
+    for text in mrkdwn_texts(message["blocks"]):
+        assert_inert(text, allow_links=True)
+    assert_inert(message["text"])
+    context = block(message, "novo_context")["elements"][0]["text"]
+    assert "<https://novo.example.com/runs/run_1%3E%20%3C%21channel|" in context

@@ -6,11 +6,12 @@ import pytest
 
 from bot.novo.models import Interaction
 from bot.slack.render.context import MessageContext, SlackActor
+from bot.slack.render.record import context_block, record_block
 from bot.slack.render.status import (
     NO_DEADLINE_TEXT,
     accepts_decisions,
     actor_mention,
-    context_block,
+    actor_name,
     display_state,
     fenced_code,
     inline_code,
@@ -140,6 +141,26 @@ def test_fenced_code_survives_any_backtick_run(run: int) -> None:
 
 
 def test_context_escapes_ids(make_approval: MakeApproval) -> None:
-    interaction = make_approval(agent_id="<!channel>", thread_id="<http://evil|click>")
-    text = context_block(interaction)["elements"][0]["text"]
-    assert "<" not in text
+    interaction = make_approval(
+        agent_id="<!channel>", run_id="<@U1>", thread_id="<http://evil|click>"
+    )
+    ctx = MessageContext(now=NOW)
+    for block in (context_block(interaction, ctx), record_block(interaction)):
+        assert "<" not in block["elements"][0]["text"]
+
+
+def test_pending_status_says_who_asks_then_by_when(make_approval: MakeApproval) -> None:
+    interaction = make_approval()
+    text = status_block(interaction, MessageContext(now=NOW))["text"]["text"]
+    assert text.startswith("⏱️ Asked by `agt_deployer` · Decide by <!date^")
+    named = MessageContext(now=NOW, agent_names={"agt_deployer": "Release **Bot**"})
+    text = status_block(interaction, named)["text"]["text"]
+    assert text.startswith("⏱️ Asked by *Release *​*​Bot*​*​* · Decide by")
+
+
+def test_names_are_cut_between_words() -> None:
+    long_name = "Augusta Ada King Countess of Lovelace " * 4
+    shown = actor_name(SlackActor("not-a-user-id", long_name))
+    assert shown.endswith("…") and len(shown) <= 80
+    assert long_name.startswith(shown[:-1] + " ")
+    assert actor_mention(SlackActor("not-a-user-id", long_name)) == shown

@@ -10,7 +10,7 @@ import pytest
 
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.slack.ids import ActionId, OverflowValue
-from bot.slack.limits import MESSAGE_TOTAL_TEXT
+from bot.slack.limits import MESSAGE_TEXT_BUDGET, MESSAGE_TOTAL_TEXT
 from bot.slack.question_form import action_id_pattern, parse_action_choice, parse_quick_option
 from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
 from bot.slack.render.question import (
@@ -86,6 +86,13 @@ def _actions(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for b in blocks for e in b["elements"]]
 
 
+def assert_only_details(message: dict[str, Any]) -> None:
+    """An ended message offers nothing but the Details button (the viewer's action)."""
+    assert [(e["action_id"], e["value"]) for e in _actions(message)] == [
+        (ActionId.VIEW_INPUT, INTERACTION_ID)
+    ]
+
+
 def _slack(verb: str, note: str | None = None) -> SlackDecision:
     return SlackDecision(actor=ANN, at=NOW, verb=verb, note=note)
 
@@ -125,8 +132,8 @@ def test_pending_message_summarises_each_question() -> None:
     assert "*Anything the agent should know?* — _free text, optional_" in shown
     assert "Option 4, +7 more" in shown
     assert "Optional longer text (markdown)." in shown
-    assert "Agent `agt_1`" in shown and "Step 3" in shown
-    assert "expires in 30 min" in shown
+    assert "Asked by `agt_1` · Decide by" in shown and "Run `run_1` · Step 3" in shown
+    assert "expires in less than an hour" in shown
 
 
 def test_one_short_single_choice_question_is_answered_from_the_message() -> None:
@@ -204,7 +211,7 @@ def test_answered_in_slack_shows_who_and_the_answers_by_label() -> None:
     assert "*Environments*: Production" in shown
     assert "*Maintenance window*: Other: Sunday &lt;!here&gt;" in shown
     assert "prod" not in shown.replace("Production", "")
-    assert not _actions(message)
+    assert_only_details(message)
 
 
 def test_answered_outside_slack_shows_the_answers() -> None:
@@ -212,7 +219,7 @@ def test_answered_outside_slack_shows_the_answers() -> None:
     shown = _shown(message)
     assert "Answered outside Slack · <!date^" in shown
     assert "*Environments*: Production" in shown
-    assert not _actions(message)
+    assert_only_details(message)
 
 
 def test_an_action_chosen_outside_slack_is_named() -> None:
@@ -236,7 +243,7 @@ def test_dismissed_in_slack() -> None:
     shown = _shown(message)
     assert "Dismissed by <@U0ANN> · <!date^" in shown
     assert ">not needed" in shown
-    assert not _actions(message)
+    assert_only_details(message)
 
 
 def test_dismissed_outside_slack_shows_the_reason_escaped() -> None:
@@ -255,13 +262,13 @@ def test_expired() -> None:
     message = _render(interaction)
     assert "⌛ Expired — nobody answered in time" in _shown(message)
     assert "Expired — nobody answered in time" in message["text"]
-    assert not _actions(message)
+    assert_only_details(message)
 
 
 def test_gone() -> None:
     message = _render(make_interaction(REQUEST), gone=True)
     assert "no longer exists" in _shown(message)
-    assert not _actions(message)
+    assert_only_details(message)
 
 
 def test_queued_answer_shows_no_buttons() -> None:
@@ -279,7 +286,7 @@ def test_unreadable_recorded_answers_are_said_so() -> None:
 def test_fallback_text_and_metadata() -> None:
     message = _render(make_interaction(REQUEST))
     title = REQUEST["title"]
-    assert message["text"] == f"Question from agt_1: {title} — expires in 30 min"
+    assert message["text"] == f"{title} — agt_1 asks · expires in less than an hour"
     assert message["metadata"]["event_payload"] == {
         "interaction_id": INTERACTION_ID,
         "kind": "question",
@@ -317,7 +324,7 @@ def test_agent_text_is_shown_never_executed(status: str) -> None:
 
 
 def test_text_budget_is_under_slacks_total() -> None:
-    assert TEXT_BUDGET <= MESSAGE_TOTAL_TEXT
+    assert TEXT_BUDGET <= MESSAGE_TEXT_BUDGET < MESSAGE_TOTAL_TEXT
 
 
 @pytest.mark.parametrize("status", ["pending", "resolved"])
@@ -350,4 +357,41 @@ def test_everything_at_its_largest_still_posts(status: str) -> None:
         interaction,
         decided_in_slack=_slack("Answered", note=huge) if status == "resolved" else None,
     )
-    assert len(json.dumps(message)) > 10_000
+    if status == "pending":
+        assert len(json.dumps(message)) > 10_000
+
+
+@pytest.mark.parametrize(
+    ("status", "resolution", "ctx"),
+    [
+        ("resolved", ANSWERS, {"decided_in_slack": _slack("Answered")}),
+        ("resolved", {"inputResponses": [{"requestId": "a_skip"}]}, {}),
+        ("cancelled", {"cancel": True}, {"decided_in_slack": _slack("Dismissed")}),
+        ("cancelled", {"reason": TIMEOUT_REASON}, {}),
+        ("pending", None, {"gone": True}),
+    ],
+)
+def test_an_ended_message_drops_details_and_options(
+    status: str, resolution: dict[str, Any] | None, ctx: dict[str, Any]
+) -> None:
+    message = _render(make_interaction(REQUEST, status=status, resolution=resolution), **ctx)
+    ids = [b["block_id"] for b in message["blocks"]]
+    assert ids[:2] == ["novo_q_header", "novo_status"] and ids[-1] == "novo_details"
+    assert all(i.startswith("novo_q_answers:") for i in ids[2:-1])
+    shown = _shown(message)
+    assert "Optional longer text" not in shown and "choose several" not in shown
+    assert_only_details(message)
+
+
+def test_markdown_in_the_request_is_shown_as_formatting() -> None:
+    request = {
+        "title": "Ship **api-gateway**?",
+        "details": "Read [the plan](https://wiki.example/plan) and **confirm**.",
+        "questions": [question("q_go", prompt="Go **now**?", options=options(7))],
+    }
+    message = _render(make_interaction(request), agent_names={"agt_1": "Release Bot"})
+    assert message["blocks"][0]["text"]["text"] == "❓ Ship api-gateway?"
+    shown = _shown(message)
+    assert "Read <https://wiki.example/plan|the plan> and *confirm*." in shown
+    assert "• *Go now?* — _choose one_" in shown
+    assert message["text"] == "Ship api-gateway? — Release Bot asks · expires in less than an hour"

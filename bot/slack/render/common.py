@@ -25,6 +25,9 @@ MAX_DEPTH = 40
 """Levels of agent data shown; deeper parts show as "…". Real tool inputs are far shallower,
 and a fixed bound keeps every walk over agent data well inside Python's recursion limit."""
 _ZWSP = "\u200b"
+ZERO_WIDTH_SPACE = _ZWSP
+ID_DISPLAY_CHARS = 100
+"""Ids are shown, not parsed, from the message: a cut one still identifies the run."""
 _BROADCASTS = ("@channel", "@here", "@everyone")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -180,17 +183,55 @@ def date_token(when: datetime, fmt: str = "{date_short_pretty} at {time}") -> st
     return f"<!date^{int(when.timestamp())}^{fmt}|{fallback}>"
 
 
+# Countdown wording changes only at these marks (minutes left), so an open
+# message is re-sent a handful of times in its life, not once a minute: the
+# `<!date^…>` token beside it already shows the exact time in each reader's zone.
+COUNTDOWN_MARKS_MINUTES = (1, 5, 15, 30, 60)
+
+
 def relative_deadline(expires_at: datetime, now: datetime) -> str:
-    """'expires in 4 min' / 'expired' — Slack cannot render a countdown, so we do."""
+    """'expires in less than 15 min' / 'expired' — coarse steps, see COUNTDOWN_MARKS_MINUTES."""
     seconds = (expires_at - now).total_seconds()
     if seconds <= 0:
         return "expired"
-    if seconds < 60:
-        return "expires in less than a minute"
-    minutes = int(seconds // 60)
-    if minutes < 120:
-        return f"expires in {minutes} min"
-    hours = minutes // 60
-    if hours < 48:
-        return f"expires in {hours} h {minutes % 60} min"
-    return f"expires in {hours // 24} days"
+    for mark in COUNTDOWN_MARKS_MINUTES:
+        if seconds < mark * 60:
+            if mark == 1:
+                return "expires in less than a minute"
+            if mark == 60:
+                return "expires in less than an hour"
+            return f"expires in less than {mark} min"
+    hours = int(seconds // 3600) + 1
+    if hours <= 48:
+        return f"expires in less than {hours} h"
+    return f"expires in {int(seconds // 86400)} days"
+
+
+def cut_words(text: str, limit: int, marker: str = ELLIPSIS) -> str:
+    """``text`` in at most ``limit`` characters, cut at a word break: names are never cut mid-word.
+
+    Only a first word longer than the whole room is cut inside, since there is
+    no break to cut at.
+    """
+    if len(text) <= limit:
+        return text
+    room = limit - len(marker)
+    if room <= 0:
+        return text[:limit]
+    head = text[: room + 1]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    if space <= 0:
+        return text[:room] + marker
+    return text[:space].rstrip() + marker
+
+
+def inline_code(text: str, limit: int = ID_DISPLAY_CHARS) -> str:
+    """`text` as an inline code span that no character of it can close or break.
+
+    Inside a span `*`, `_` and `~` are inert, so no zero-width spaces are
+    needed (ids stay copyable); a backtick would close the span and a newline
+    would end it, so they are replaced by look-alikes. The cut is made after
+    escaping so `limit` bounds what is sent, whatever the id holds.
+    """
+    plain = text.replace("`", "ˋ").replace("\n", " ").replace("\r", " ")
+    return f"`{truncate(escape_mrkdwn(plain), limit) or ' '}`"

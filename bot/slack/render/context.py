@@ -6,7 +6,8 @@ when, and a decision still waiting to be delivered live here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -22,12 +23,20 @@ class MessageContext:
     `now` is passed in (renderers never read the clock) so the countdown is
     testable. `queued` is a decision taken in Slack that Novo has not yet
     acknowledged (it was unreachable); `gone` means Novo answered 404.
+
+    `agent_names` (agent id → the name people know it by) and
+    `run_link_template` (e.g. ``https://novo.example.com/runs/{runId}``, whose
+    ``{field}`` placeholders are the interaction's wire fields) come from the
+    operator's configuration; without them messages show agent ids and
+    unlinked runs.
     """
 
     now: datetime
     decided_in_slack: SlackDecision | None = None
     queued: SlackDecision | None = None
     gone: bool = False
+    agent_names: Mapping[str, str] = field(default_factory=dict)
+    run_link_template: str | None = None
 
 
 class RenderedMessage(TypedDict):

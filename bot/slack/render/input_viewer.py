@@ -1,11 +1,14 @@
-"""The "View full input" modal: the whole tool input, however large, across pages.
+"""The Details modal: the whole record, and the whole input however large, across pages.
 
-The approval message can only show the top of a large input; this modal is
-where a reviewer reads all of it before deciding. The pretty JSON is cut
-into consecutive pieces, each shown as one code-block section, so the pieces
-put end to end are exactly the JSON: nothing is dropped at a cut. Pieces
-end at line breaks when a line fits, and inside a line only when it is
-longer than a section. Pages hold as many pieces as fit Slack's view size.
+It opens from *View full input* on a pending approval and from *Details* on
+an ended message (both ``ActionId.VIEW_INPUT``). Page 1 starts with the
+record (what was asked, every id, the preview or the question's details);
+then comes the tool input of an approval, or the request of a question, as
+pretty JSON cut into consecutive pieces, each shown as one code-block
+section, so the pieces put end to end are exactly the JSON: nothing is
+dropped at a cut. Pieces end at line breaks when a line fits, and inside a
+line only when it is longer than a section. Pages hold as many pieces as fit
+Slack's view size.
 
 Pages are indexed from 0 (as the question modal's pages are) everywhere in
 code, button values and private_metadata; the reader sees "page 1 of n".
@@ -23,17 +26,39 @@ from typing import Any, cast
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import BUTTON_TEXT, MODAL_BUTTON, MODAL_TITLE, SECTION_TEXT, VIEW_BYTES
-from bot.slack.render.common import clean_rendered, mrkdwn, plain_text, pretty_json
+from bot.slack.render.approval import approval_title
+from bot.slack.render.common import (
+    clean_rendered,
+    date_token,
+    escape_inline,
+    mrkdwn,
+    plain_text,
+    pretty_json,
+)
+from bot.slack.render.context import MessageContext
+from bot.slack.render.markdown import fit_markdown
+from bot.slack.render.preview import preview_label, preview_value, title_key
+from bot.slack.render.question import question_title
+from bot.slack.render.record import record_lines
 from bot.slack.render.status import fenced_code, inline_code
 
-TITLE = "Tool input"
+TITLE = "Details"
 CLOSE_LABEL = "Close"
 PREV_LABEL = "◀ Previous"
 NEXT_LABEL = "Next ▶"
 
+RECORD_TITLE_CHARS = 150
+RECORD_PREVIEW_TEXT = 1_200
+RECORD_DETAILS_TEXT = 1_000
+RECORD_LABEL_CHARS = 60
+RECORD_FIELD_MIN = 40
+INPUT_HEADING = "*Tool input*"
+REQUEST_HEADING = "*Request*"
+"""With the ids (about 700 chars at most) these keep the record section within SECTION_TEXT."""
+
 SECTIONS_PER_PAGE = 10
 """About 30,000 characters a page: long enough to read on, short enough to open fast."""
-PAGE_SECTION_BYTES = VIEW_BYTES - 20_000
+PAGE_SECTION_BYTES = VIEW_BYTES - 60_000
 """The sections' share of a view's bytes; the rest is ample for title, context and buttons.
 
 Measured as `json.dumps` sends them (ASCII-escaped), the worst case for
@@ -41,6 +66,7 @@ emoji and control characters.
 """
 
 _CONTEXT_BLOCK_ID = "novo_input_context"
+_RECORD_BLOCK_ID = "novo_record"
 _SECTION_BLOCK_ID = "novo_input_{index}"
 _PAGES_BLOCK_ID = "novo_input_pages"
 _NO_LIMIT = sys.maxsize
@@ -53,11 +79,14 @@ def input_viewer_page_count(interaction: Interaction) -> int:
     return len(_pages(interaction))
 
 
-def render_input_viewer(interaction: Interaction, page: int) -> dict[str, Any]:
+def render_input_viewer(
+    interaction: Interaction, page: int, *, ctx: MessageContext | None = None
+) -> dict[str, Any]:
     """The modal showing page index `page` (0-based, clamped to the pages that exist).
 
     A page index arriving from a click is trusted only as far as clamping:
-    a stale or forged one still opens a real page.
+    a stale or forged one still opens a real page. `ctx`, when given, names
+    the agent and links the run as the message does.
     """
     pages = _pages(interaction)
     count = len(pages)
@@ -68,9 +97,11 @@ def render_input_viewer(interaction: Interaction, page: int) -> dict[str, Any]:
             "type": "context",
             "block_id": _CONTEXT_BLOCK_ID,
             "elements": [mrkdwn(context, SECTION_TEXT)],
-        },
-        *(_section(index, piece) for index, piece in enumerate(pages[page])),
+        }
     ]
+    if page == 0:
+        blocks.append(_record_section(interaction, ctx))
+    blocks.extend(_section(index, piece) for index, piece in enumerate(pages[page]))
     if count > 1:
         blocks.append(_page_buttons(page, count))
     view = {
@@ -82,6 +113,61 @@ def render_input_viewer(interaction: Interaction, page: int) -> dict[str, Any]:
         "blocks": blocks,
     }
     return cast(dict[str, Any], clean_rendered(view))
+
+
+def viewed_value(interaction: Interaction) -> Any:
+    """What the pages show as JSON: an approval's input, a question's request and answers."""
+    if interaction.kind != "question":
+        return interaction.input
+    request = (
+        interaction.request.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        if interaction.request is not None
+        else None
+    )
+    if interaction.resolution is None:
+        return request
+    return {"request": request, "resolution": interaction.resolution}
+
+
+def _record_section(interaction: Interaction, ctx: MessageContext | None) -> dict[str, Any]:
+    """What was asked, by whom, every id and the summary, before the JSON; within one section."""
+    if interaction.kind == "question" and interaction.request is not None:
+        title = question_title(interaction.request, RECORD_TITLE_CHARS)
+    else:
+        title = approval_title(interaction, RECORD_TITLE_CHARS)
+    lines = [f"*{escape_inline(title)}*", " · ".join(record_lines(interaction, ctx))]
+    lines.append(
+        f"Tool {inline_code(interaction.tool_name)} · Interaction {inline_code(interaction.id)}"
+        f" · Asked {date_token(interaction.created_at)}"
+    )
+    lines.extend(_summary_lines(interaction))
+    lines.append(REQUEST_HEADING if interaction.kind == "question" else INPUT_HEADING)
+    return {
+        "type": "section",
+        "block_id": _RECORD_BLOCK_ID,
+        "text": mrkdwn("\n".join(lines), SECTION_TEXT),
+    }
+
+
+def _summary_lines(interaction: Interaction) -> list[str]:
+    """The question's details, or the preview's fields as "*Label*: value" lines, in budget."""
+    if interaction.kind == "question":
+        details = interaction.request.details if interaction.request is not None else None
+        return [fit_markdown(details, RECORD_DETAILS_TEXT)] if details else []
+    preview = interaction.preview or {}
+    skip = title_key(preview)
+    lines: list[str] = []
+    room = RECORD_PREVIEW_TEXT
+    for key, value in preview.items():
+        if key == skip:
+            continue
+        label = f"*{preview_label(key, RECORD_LABEL_CHARS)}*: "
+        if room - len(label) - 1 < RECORD_FIELD_MIN:
+            break
+        line = label + preview_value(value, room - len(label) - 1)
+        lines.append(line)
+        room -= len(line) + 1
+    return lines
 
 
 def input_pieces(value: Any) -> list[str]:
@@ -141,10 +227,10 @@ def _split_line(line: str) -> list[str]:
 
 
 def _pages(interaction: Interaction) -> list[list[str]]:
-    """Pieces grouped into pages by count and by encoded size."""
+    """Pieces grouped into pages by count and by encoded size; page 1 also holds the record."""
     pages: list[list[str]] = [[]]
-    size = 0
-    for piece in input_pieces(interaction.input):
+    size = len(json.dumps(_record_section(interaction, None))) * 2
+    for piece in input_pieces(viewed_value(interaction)):
         page = pages[-1]
         cost = len(json.dumps(_section(len(page), piece)))
         if page and (len(page) == SECTIONS_PER_PAGE or size + cost > PAGE_SECTION_BYTES):

@@ -1,31 +1,16 @@
 """The Slack message for an agent's question, in every state it goes through.
 
-Layout, top to bottom: header (the request's title), who asks, the details,
-each question in brief, where it stands (deadline or outcome), the answers
-once given, and, while an answer is possible, the buttons. The layout is kept
-after the fact so the channel stays a readable record of what was answered.
+Layout while an answer is possible, top to bottom: header (the request's
+title), who asks and by when, the details, each question in brief, the
+buttons, and a short details line (run, step). Once the interaction has
+ended the message shrinks to header, outcome (who, when, the answers or the
+action chosen) and a *Details* button: option lists and details go.
 
-Buttons while pending, all in one actions block whose block_id carries the
-interaction (`QUESTION_ACTIONS_BLOCK_PREFIX:<interaction id>`):
+The buttons while pending are built by :mod:`question_buttons`.
 
-* **Quick options.** A request with exactly one question that is
-  single-choice, has no allowOther, is not multiline and has at most
-  ``QUICK_OPTIONS_MAX`` (5) options is answered in one click: each option is
-  a button (value ``<interaction id>|o<index>``). Anything else needs the
-  form, because a click cannot carry several answers or typed text.
-* **Answer…** opens the modal (value: the interaction id); it stays beside
-  quick options for people who prefer the form.
-* One button per ``request.actions[]`` entry (value
-  ``<interaction id>|<action index>``); ``danger`` ones ask for confirmation.
-* An overflow holding **Dismiss**, behind a confirmation on the overflow
-  element (an overflow's options cannot carry their own).
-
-Slack wants action ids unique within a block, so buttons of one kind are
-``<ActionId>:<index>`` (``novo_q_quick:0``, ``novo_q_action:2``). Listeners
-match a kind with ``question_form.action_id_pattern(ActionId.…)``, i.e.
-``^novo_q_quick(?::\\d+)?$``, and read everything else from the value.
-
-Everything the agent wrote is escaped. The message keeps under Slack's
+Everything the agent wrote is escaped and its Markdown translated (see
+:mod:`markdown`); prompts and labels, shown inside bold or as plain text,
+lose their markup instead. The message keeps under Slack's
 ~12,000-character total by fixed budgets (`TEXT_BUDGET`), so nothing has to
 be measured after rendering.
 """
@@ -37,50 +22,38 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from bot.novo.models import InputResponse, Interaction, Question, QuestionRequest
-from bot.slack.ids import (
-    QUESTION_ACTIONS_BLOCK_PREFIX,
-    ActionId,
-    OverflowValue,
-    actions_block_id,
-    interaction_in_block_id,
-)
-from bot.slack.limits import (
-    BUTTON_TEXT,
-    CONFIRM_BUTTON,
-    CONFIRM_TEXT,
-    CONFIRM_TITLE,
-    HEADER_TEXT,
-    OPTION_TEXT,
-    SECTION_TEXT,
-)
-from bot.slack.question_form import (
-    QUICK_OPTIONS_MAX,
-    action_choice_value,
-    indexed_action_id,
-    is_quick_question,
-    quick_option_value,
-    summarize_answers,
-)
+from bot.slack.ids import QUESTION_ACTIONS_BLOCK_PREFIX, interaction_in_block_id
+from bot.slack.limits import BUTTON_TEXT, HEADER_TEXT, SECTION_TEXT
+from bot.slack.question_form import summarize_answers
 from bot.slack.render.common import (
     clean_rendered,
+    cut_words,
     date_token,
     escape_inline,
     escape_mrkdwn,
     mrkdwn,
     plain_text,
-    truncate,
 )
 from bot.slack.render.context import MessageContext, RenderedMessage
+from bot.slack.render.markdown import fit_markdown
+from bot.slack.render.question_buttons import (
+    BUTTON_BUDGET,
+    CONFIRM_LABEL_CHARS,
+    MORE_TEXT,
+    one_line,
+    question_actions_block,
+)
+from bot.slack.render.question_buttons import MAX_ACTION_BUTTONS as MAX_ACTION_BUTTONS
 from bot.slack.render.question_modal import fit_escaped
+from bot.slack.render.record import CONTEXT_TEXT, asker_plain, context_block, details_block
 from bot.slack.render.status import (
-    CONTEXT_TEXT,
     ICON_CANCELLED,
     ICON_EXPIRED,
     STATUS_BLOCK_ID,
     STATUS_TEXT,
     accepts_decisions,
-    context_block,
     display_state,
+    is_ended,
     message_metadata,
     status_block,
     status_summary,
@@ -88,30 +61,19 @@ from bot.slack.render.status import (
 
 HEADER_ICON = "❓ "
 UNTITLED = "The agent has a question"
-ANSWER_LABEL = "Answer…"
-DISMISS_LABEL = "Dismiss"
 EXPIRED_TEXT = "Expired — nobody answered in time"
 DISMISSED_ELSEWHERE_TEXT = "Dismissed outside Slack"
 CHOSE_TEXT = "Chose “{label}”"
 UNREADABLE_ANSWERS = "_The recorded answers could not be read._"
 
-DETAILS_TEXT = 1_200
-QUESTIONS_TEXT = 2_500
-ANSWERS_TEXT = 2_500
+DETAILS_TEXT = 800
+QUESTIONS_TEXT = 1_500
+ANSWERS_TEXT = 1_800
 PROMPT_CHARS = 150
 OPTION_LABEL_CHARS = 40
 SHOWN_OPTIONS = 5
 ANSWER_CHARS = 500
-MAX_ACTION_BUTTONS = 10
-CONFIRM_LABEL_CHARS = 100
-MORE_TEXT = 100
 FALLBACK_TITLE_CHARS = 150
-CONFIRM_DIALOG_TEXT = 250
-"""All the text of one of our confirm dialogs: fixed words and a label cut to 100."""
-BUTTON_BUDGET = (QUICK_OPTIONS_MAX + 1 + MAX_ACTION_BUTTONS + 1) * BUTTON_TEXT + (
-    MAX_ACTION_BUTTONS + 1
-) * CONFIRM_DIALOG_TEXT
-"""Every button's label and every confirm dialog at its largest."""
 
 TEXT_BUDGET = (
     HEADER_TEXT
@@ -120,24 +82,41 @@ TEXT_BUDGET = (
     + QUESTIONS_TEXT
     + MORE_TEXT
     + STATUS_TEXT
-    + max(ANSWERS_TEXT + MORE_TEXT, BUTTON_BUDGET + MORE_TEXT)
+    + max(ANSWERS_TEXT + MORE_TEXT + BUTTON_TEXT, BUTTON_BUDGET + MORE_TEXT)
 )
 """The most text one question message holds (answers and buttons never show together);
-the tests keep it under MESSAGE_TOTAL_TEXT."""
+the tests keep it under MESSAGE_TEXT_BUDGET."""
 
 _HEADER_BLOCK_ID = "novo_q_header"
 _DETAILS_BLOCK_ID = "novo_q_details"
 _QUESTIONS_BLOCK_ID = "novo_q_questions:{index}"
 _ANSWERS_BLOCK_ID = "novo_q_answers:{index}"
-_MORE_ACTIONS_BLOCK_ID = "novo_q_more_actions"
 
 
 def render_question_message(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
     """The whole message for ``interaction`` as it stands, re-rendered from scratch each time."""
     request = interaction.request or QuestionRequest()
-    blocks: list[dict[str, Any]] = [_header_block(request), context_block(interaction)]
+    blocks: list[dict[str, Any]] = [_header_block(request), _status_block(interaction, ctx)]
+    if is_ended(interaction, ctx):
+        blocks.extend(_answer_blocks(interaction, ctx))
+        blocks.append(details_block(interaction.id))
+    else:
+        blocks.extend(_body_blocks(interaction, ctx, request))
+    message: RenderedMessage = {
+        "text": _fallback_text(interaction, ctx, request),
+        "blocks": blocks,
+        "metadata": message_metadata(interaction),
+    }
+    return cast(RenderedMessage, clean_rendered(message))
+
+
+def _body_blocks(
+    interaction: Interaction, ctx: MessageContext, request: QuestionRequest
+) -> list[dict[str, Any]]:
+    """What answering needs: the details, each question in brief, the buttons, the details line."""
+    blocks: list[dict[str, Any]] = []
     if request.details:
-        details = fit_escaped(request.details, DETAILS_TEXT)
+        details = fit_markdown(request.details, DETAILS_TEXT)
         blocks.append(
             {
                 "type": "section",
@@ -147,37 +126,24 @@ def render_question_message(interaction: Interaction, ctx: MessageContext) -> Re
         )
     lines = [_question_line(q, i) for i, q in enumerate(request.questions)]
     blocks.extend(_sections(lines, QUESTIONS_TEXT, _QUESTIONS_BLOCK_ID, "question"))
-    blocks.append(_status_block(interaction, ctx))
-    blocks.extend(_answer_blocks(interaction, ctx))
     if accepts_decisions(interaction, ctx):
-        blocks.append(_actions_block(interaction, request))
-        hidden = len(request.actions) - MAX_ACTION_BUTTONS
-        if hidden > 0:
-            blocks.append(_more_actions_block(hidden))
-    message: RenderedMessage = {
-        "text": _fallback_text(interaction, ctx, request),
-        "blocks": blocks,
-        "metadata": message_metadata(interaction),
-    }
-    return cast(RenderedMessage, clean_rendered(message))
-
-
-def question_actions_block_id(interaction_id: str) -> str:
-    return actions_block_id(QUESTION_ACTIONS_BLOCK_PREFIX, interaction_id)
+        blocks.extend(question_actions_block(interaction, request))
+    blocks.append(context_block(interaction, ctx))
+    return blocks
 
 
 def interaction_id_from_block_id(block_id: str) -> str | None:
     return interaction_in_block_id(QUESTION_ACTIONS_BLOCK_PREFIX, block_id)
 
 
-def _one_line(text: str) -> str:
-    """Agent text inside a bullet: a newline would end the bullet and the bold around it."""
-    return " ".join(text.split())
+def question_title(request: QuestionRequest, limit: int = HEADER_TEXT) -> str:
+    """The request's title as one plain line, cut at a word break; a stock line when empty."""
+    return cut_words(one_line(request.title), limit) or UNTITLED
 
 
 def _header_block(request: QuestionRequest) -> dict[str, Any]:
     """Plain text: nothing in it is interpreted by Slack, so it needs no escaping, only a cut."""
-    title = _one_line(request.title) or UNTITLED
+    title = question_title(request, HEADER_TEXT - len(HEADER_ICON))
     return {
         "type": "header",
         "block_id": _HEADER_BLOCK_ID,
@@ -197,13 +163,13 @@ def _question_kind(question: Question) -> str:
 
 def _question_line(question: Question, index: int) -> str:
     """ "• *Prompt* — _choose one_: A, B, +3 more", every agent string escaped and cut."""
-    prompt = _one_line(question.prompt) or f"Question {index + 1}"
+    prompt = one_line(question.prompt) or f"Question {index + 1}"
     line = f"• *{fit_escaped(prompt, PROMPT_CHARS, escape_inline)}* — _{_question_kind(question)}_"
     options = question.options or []
     if not options:
         return line
     labels = [
-        fit_escaped(_one_line(o.label or o.id), OPTION_LABEL_CHARS, escape_inline)
+        fit_escaped(one_line(o.label or o.id), OPTION_LABEL_CHARS, escape_inline)
         for o in options[:SHOWN_OPTIONS]
     ]
     if len(options) > SHOWN_OPTIONS:
@@ -288,101 +254,19 @@ def _answer_blocks(interaction: Interaction, ctx: MessageContext) -> list[dict[s
         said = ctx.decided_in_slack is not None and ctx.decided_in_slack.verb.startswith("Chose")
         if state == "decided" and said:
             return []
-        label = fit_escaped(_one_line(action), CONFIRM_LABEL_CHARS)
+        label = fit_escaped(one_line(action), CONFIRM_LABEL_CHARS)
         return _sections([CHOSE_TEXT.format(label=label)], ANSWERS_TEXT, _ANSWERS_BLOCK_ID, "")
     lines = [
-        f"*{fit_escaped(_one_line(prompt), PROMPT_CHARS, escape_inline)}*: "
-        + fit_escaped(_one_line(answer), ANSWER_CHARS)
+        f"*{fit_escaped(one_line(prompt), PROMPT_CHARS, escape_inline)}*: "
+        + fit_escaped(" ".join(answer.split()), ANSWER_CHARS)
         for prompt, answer in summarize_answers(interaction, responses)
     ]
     return _sections(lines, ANSWERS_TEXT, _ANSWERS_BLOCK_ID, "answer")
 
 
-def _button(label: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
-    button: dict[str, Any] = {
-        "type": "button",
-        "action_id": action_id,
-        "text": plain_text(_one_line(label), BUTTON_TEXT),
-        "value": value,
-    }
-    if style:
-        button["style"] = style
-    return button
-
-
-def _confirm(title: str, text: str, confirm: str, deny: str) -> dict[str, Any]:
-    return {
-        "title": plain_text(title, CONFIRM_TITLE),
-        "text": plain_text(text, CONFIRM_TEXT),
-        "confirm": plain_text(confirm, CONFIRM_BUTTON),
-        "deny": plain_text(deny, CONFIRM_BUTTON),
-        "style": "danger",
-    }
-
-
-def _actions_block(interaction: Interaction, request: QuestionRequest) -> dict[str, Any]:
-    elements: list[dict[str, Any]] = []
-    quick = is_quick_question(request)
-    if quick:
-        for index, option in enumerate(request.questions[0].options or []):
-            action_id = indexed_action_id(ActionId.QUICK_OPTION, index)
-            value = quick_option_value(interaction.id, index)
-            elements.append(_button(option.label or option.id, action_id, value))
-    if request.questions:
-        style = None if quick else "primary"
-        elements.append(_button(ANSWER_LABEL, ActionId.ANSWER.value, interaction.id, style))
-    for index, action in enumerate(request.actions[:MAX_ACTION_BUTTONS]):
-        action_id = indexed_action_id(ActionId.QUESTION_ACTION, index)
-        value = action_choice_value(interaction.id, index)
-        label = action.label or action.id
-        if action.style == "danger":
-            button = _button(label, action_id, value, "danger")
-            shown = truncate(_one_line(label), CONFIRM_LABEL_CHARS)
-            text = f"The agent will be told you chose “{shown}” instead of answering."
-            button["confirm"] = _confirm("Choose this?", text, "Yes, choose it", "Go back")
-        else:
-            style = "primary" if action.style == "primary" else None
-            button = _button(label, action_id, value, style)
-        elements.append(button)
-    elements.append(
-        {
-            "type": "overflow",
-            "action_id": ActionId.QUESTION_OVERFLOW.value,
-            "options": [
-                {
-                    "text": plain_text(DISMISS_LABEL, OPTION_TEXT),
-                    "value": OverflowValue.DISMISS.value,
-                }
-            ],
-            "confirm": _confirm(
-                "Dismiss this question?",
-                "The agent gets no answer and carries on without one.",
-                "Dismiss",
-                "Keep it",
-            ),
-        }
-    )
-    return {
-        "type": "actions",
-        "block_id": question_actions_block_id(interaction.id),
-        "elements": elements,
-    }
-
-
-def _more_actions_block(hidden: int) -> dict[str, Any]:
-    noun = "action is" if hidden == 1 else "actions are"
-    text = f"{hidden} more {noun} offered by the agent but can only be chosen outside Slack."
-    return {
-        "type": "context",
-        "block_id": _MORE_ACTIONS_BLOCK_ID,
-        "elements": [mrkdwn(text, MORE_TEXT)],
-    }
-
-
 def _fallback_text(interaction: Interaction, ctx: MessageContext, request: QuestionRequest) -> str:
-    """The notification line: plain words, escaped, no tokens that render only in blocks."""
-    title = escape_mrkdwn(truncate(_one_line(request.title) or UNTITLED, FALLBACK_TITLE_CHARS))
-    agent = escape_mrkdwn(truncate(interaction.agent_id, FALLBACK_TITLE_CHARS))
+    """The notification line: what, who, by when, in plain words; no tokens, no mentions."""
+    title = escape_mrkdwn(question_title(request, FALLBACK_TITLE_CHARS))
     state = display_state(interaction, ctx)
     if state == "expired":
         summary = EXPIRED_TEXT
@@ -390,4 +274,6 @@ def _fallback_text(interaction: Interaction, ctx: MessageContext, request: Quest
         summary = DISMISSED_ELSEWHERE_TEXT
     else:
         summary = status_summary(interaction, ctx)
-    return f"Question from {agent}: {title} — {summary}"
+    if accepts_decisions(interaction, ctx):
+        return f"{title} — {asker_plain(interaction, ctx)} asks · {summary}"
+    return f"{title} · {summary}"

@@ -49,6 +49,7 @@ from bot.slack.render.common import (
     mrkdwn,
     plain_text,
 )
+from bot.slack.render.markdown import fit_markdown, markdown_plain
 
 MODAL_TITLE_TEXT = "Answer the agent"
 SUBMIT_TEXT = "Send answer"
@@ -125,12 +126,13 @@ def _header_blocks(
     request: QuestionRequest, page: int, page_count: int, errors_note: str | None
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    title = fit_escaped(request.title, TITLE_CHARS, escape_inline) if request.title else ""
+    plain = " ".join(markdown_plain(request.title).split())
+    title = fit_escaped(plain, TITLE_CHARS, escape_inline) if plain else ""
     if page == 0:
         if title:
             blocks.append({"type": "section", "text": mrkdwn(f"*{title}*", TITLE_CHARS + 2)})
         if request.details:
-            details = fit_escaped(request.details, DETAILS_CHARS)
+            details = fit_markdown(request.details, DETAILS_CHARS)
             blocks.append({"type": "section", "text": mrkdwn(details, DETAILS_CHARS)})
     if page_count > 1:
         line = f"Page {page + 1} of {page_count}" + (f" · {title}" if title and page else "")

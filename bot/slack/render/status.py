@@ -1,8 +1,9 @@
 """The part of an interaction's message that says where it stands, for every kind.
 
 Approvals and questions share one lifecycle (pending, decided, expired,
-cancelled, gone), so the words for it, who decided and when, and the
-"who is asking" line are written once here and both renderers place them.
+cancelled, gone), so the words for it and who decided and when are written
+once here and both renderers place them. Who asks and which run it is live in
+:mod:`record`.
 
 Public API:
 
@@ -12,16 +13,17 @@ Public API:
   pending; verb, who and when, note or reason afterwards).
 * :func:`status_summary` — the same in a short plain sentence, for the
   notification `text`.
-* :func:`context_block` — agent / run / root run / worker / step / thread.
+* :func:`is_ended` — whether a message shrinks to header, outcome and Details.
 * :func:`message_metadata` — the Slack message metadata that finds the
   message again after a crash.
 * :func:`is_timeout`, :func:`outcome_words`, :func:`deadline_text` — the
   pieces of the status line, for a renderer that words a state its own way.
-* :func:`inline_code`, :func:`fenced_code`, :func:`actor_mention`,
-  :func:`actor_name`, :func:`quote` — formatting helpers the renderers share.
+* :func:`fenced_code`, :func:`actor_mention`, :func:`actor_name`,
+  :func:`quote` — formatting helpers the renderers share (and
+  :func:`common.inline_code`, re-exported here for them).
 
-Block ids used here (``novo_context``, ``novo_status``) are reserved: the
-renderers must not reuse them.
+The block id used here (``novo_status``) is reserved, as are those of
+:mod:`record`: the renderers must not reuse them.
 """
 
 from __future__ import annotations
@@ -33,26 +35,25 @@ from typing import Any, Literal
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.slack.ids import METADATA_EVENT_TYPE
 from bot.slack.limits import SECTION_TEXT
+from bot.slack.render.common import ZERO_WIDTH_SPACE as ZERO_WIDTH_SPACE
 from bot.slack.render.common import (
     code_block,
+    cut_words,
     date_token,
     escape_mrkdwn,
     mrkdwn,
     relative_deadline,
     truncate,
 )
+from bot.slack.render.common import inline_code as inline_code
 from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
+from bot.slack.render.record import asker
 
 DisplayState = Literal["pending", "queued", "decided", "elsewhere", "expired", "cancelled", "gone"]
 """What a message shows: `decided` was decided in Slack, `elsewhere` through the API."""
 
-CONTEXT_BLOCK_ID = "novo_context"
 STATUS_BLOCK_ID = "novo_status"
 
-ID_DISPLAY_CHARS = 100
-"""Ids are shown, not parsed, from the message: a cut one still identifies the run."""
-CONTEXT_TEXT = 800
-"""The whole "who asks" line; five capped ids and their labels fit well within it."""
 STATUS_TEXT = SECTION_TEXT
 """The status section, note or reason included (a reason is at most 2,000 chars)."""
 NAME_DISPLAY_CHARS = 80
@@ -72,7 +73,8 @@ GONE_TEXT = "This request no longer exists in Novo"
 QUEUED_TEXT = "recorded — Novo is unreachable, delivering…"
 NO_DEADLINE_TEXT = "No deadline"
 
-ZERO_WIDTH_SPACE = "\u200b"
+ASKED_BY = "Asked by"
+
 _BACKTICK_PAIR = re.compile(r"`(?=`)")
 _SLACK_USER_ID = re.compile(r"[UW][A-Z0-9]{2,30}")
 _VERB_ICONS = {"Denied": ICON_DENIED, "Dismissed": ICON_CANCELLED, "Cancelled": ICON_CANCELLED}
@@ -137,18 +139,6 @@ def _decision_icon(interaction: Interaction, decision: SlackDecision) -> str:
     return _VERB_ICONS.get(decision.verb.split(" ", 1)[0], ICON_DONE)
 
 
-def inline_code(text: str, limit: int = ID_DISPLAY_CHARS) -> str:
-    """`text` as an inline code span that no character of it can close or break.
-
-    Inside a span `*`, `_` and `~` are inert, so no zero-width spaces are
-    needed (ids stay copyable); a backtick would close the span and a newline
-    would end it, so they are replaced by look-alikes. The cut is made after
-    escaping so `limit` bounds what is sent, whatever the id holds.
-    """
-    plain = text.replace("`", "ˋ").replace("\n", " ").replace("\r", " ")
-    return f"`{truncate(escape_mrkdwn(plain), limit) or ' '}`"
-
-
 def fenced_code(text: str, limit: int) -> str:
     """`common.code_block`, safe against runs of four or more backticks.
 
@@ -164,12 +154,12 @@ def actor_mention(actor: SlackActor) -> str:
     """`<@U…>` for a real Slack user id we recorded; anything else is shown as escaped text."""
     if _SLACK_USER_ID.fullmatch(actor.user_id):
         return f"<@{actor.user_id}>"
-    return escape_mrkdwn(truncate(actor.display_name or actor.user_id, NAME_DISPLAY_CHARS))
+    return escape_mrkdwn(cut_words(actor.display_name or actor.user_id, NAME_DISPLAY_CHARS))
 
 
 def actor_name(actor: SlackActor) -> str:
     """The person's name for plain notification text (which shows mentions raw)."""
-    return escape_mrkdwn(truncate(actor.display_name or actor.user_id, NAME_DISPLAY_CHARS))
+    return escape_mrkdwn(cut_words(actor.display_name or actor.user_id, NAME_DISPLAY_CHARS))
 
 
 def quote(text: str) -> str:
@@ -210,7 +200,8 @@ def _status_text(interaction: Interaction, ctx: MessageContext) -> str:
         reason = interaction.reason or (interaction.resolution or {}).get("reason")
         shown = f"Reason: {escape_mrkdwn(reason)}" if isinstance(reason, str) and reason else None
         return _with_tail(line, shown)
-    return f"{ICON_PENDING} {deadline_text(interaction, ctx.now)}"
+    who = asker(interaction, ctx)
+    return f"{ICON_PENDING} {ASKED_BY} {who} · {deadline_text(interaction, ctx.now)}"
 
 
 def _decision_text(interaction: Interaction, decision: SlackDecision) -> str:
@@ -261,20 +252,9 @@ def status_summary(interaction: Interaction, ctx: MessageContext) -> str:
     return outcome_words(interaction)[1]
 
 
-def context_block(interaction: Interaction) -> dict[str, Any]:
-    """Who is asking: agent, run (root run and worker when it is a worker's call), step, thread."""
-    parts = [f"Agent {inline_code(interaction.agent_id)}", f"Run {inline_code(interaction.run_id)}"]
-    if interaction.root_run_id != interaction.run_id:
-        parts.append(f"Root run {inline_code(interaction.root_run_id)}")
-    if interaction.worker_ref:
-        parts.append(f"Worker {inline_code(interaction.worker_ref)}")
-    parts.append(f"Step {interaction.step_number}")
-    parts.append(f"Thread {inline_code(interaction.thread_id)}")
-    return {
-        "type": "context",
-        "block_id": CONTEXT_BLOCK_ID,
-        "elements": [mrkdwn(" · ".join(parts), CONTEXT_TEXT)],
-    }
+def is_ended(interaction: Interaction, ctx: MessageContext) -> bool:
+    """Ended messages shrink to header, outcome and Details; queued ones still wait on Novo."""
+    return display_state(interaction, ctx) not in ("pending", "queued")
 
 
 def message_metadata(interaction: Interaction) -> dict[str, Any]:

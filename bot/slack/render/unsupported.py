@@ -12,8 +12,8 @@ from bot.novo.models import Interaction
 from bot.slack.limits import SECTION_TEXT
 from bot.slack.render.common import escape_mrkdwn, mrkdwn, truncate
 from bot.slack.render.context import MessageContext, RenderedMessage
+from bot.slack.render.record import record_block
 from bot.slack.render.status import (
-    context_block,
     inline_code,
     message_metadata,
     status_block,
@@ -38,7 +38,7 @@ def render_unsupported_message(interaction: Interaction, ctx: MessageContext) ->
     blocks = [
         {"type": "section", "text": mrkdwn(lead, SECTION_TEXT)},
         status_block(interaction, ctx),
-        context_block(interaction),
+        record_block(interaction),
     ]
     summary = status_summary(interaction, ctx)
     text = truncate(f"{unsupported_text(interaction.kind)} {summary}", TEXT_CHARS)
