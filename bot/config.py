@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -20,16 +21,43 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
 
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+LogFormat = Literal["text", "json"]
+
+
 class SettingsError(Exception):
     """Start-up configuration is missing, malformed or refused; the message names the setting."""
 
 
-class Settings(BaseSettings):
-    """Every knob of the bridge, by its environment name; secrets never show in a repr."""
+class LogSettings(BaseSettings):
+    """The logging knobs alone: read before anything else.
+
+    Logging is set up before the other settings are checked (their failure
+    is itself a line to print), so these two can be read on their own; a bad
+    value falls back to the default there and is named by `load_settings`
+    with the rest.
+    """
 
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
     )
+
+    log_level: LogLevel = Field(default="INFO", alias="NOVO_SLACK_LOG_LEVEL")
+    log_format: LogFormat = Field(default="text", alias="NOVO_SLACK_LOG_FORMAT")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_any_case(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _format_any_case(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class Settings(LogSettings):
+    """Every knob of the bridge, by its environment name; secrets never show in a repr."""
 
     slack_bot_token: SecretStr = Field(alias="SLACK_BOT_TOKEN", min_length=1)
     slack_signing_secret: SecretStr = Field(alias="SLACK_SIGNING_SECRET", min_length=1)
@@ -41,7 +69,11 @@ class Settings(BaseSettings):
     # a SQLite file path, or a database URL kept as text (a Path would fold its "//")
     db_path: Path | str = Field(default=Path("./novo-slack.db"), alias="NOVO_SLACK_DB")
     port: int = Field(default=3000, alias="NOVO_SLACK_PORT", ge=0, le=65535)
+    host: str = Field(default="0.0.0.0", alias="NOVO_SLACK_HOST", min_length=1)
     poll_seconds: float = Field(default=2.0, alias="NOVO_SLACK_POLL_SECONDS", gt=0, le=3600)
+    # Slack's own limits, with room: ~1 post per second per channel, Tier 3 for chat.update
+    post_rate: float = Field(default=1.0, alias="NOVO_SLACK_POST_RATE", gt=0, le=100)
+    update_rate: float = Field(default=50.0, alias="NOVO_SLACK_UPDATE_RATE", gt=0, le=1000)
 
     @field_validator("slack_bot_token")
     @classmethod
@@ -93,6 +125,14 @@ class Settings(BaseSettings):
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
+
+
+def load_log_settings() -> LogSettings:
+    """The logging knobs, or their defaults when either is malformed."""
+    try:
+        return LogSettings()
+    except ValidationError:
+        return LogSettings.model_construct()
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -1,25 +1,41 @@
-"""What `/readyz` says: whether this bridge is doing its job, and if not, why.
+"""What `/healthz`, `/readyz` and `/metrics` say, served the same in HTTP mode and Socket Mode.
 
-Liveness (`/healthz`) only says the process answers. Readiness names each
-check, so an operator reading the JSON knows what to fix: polls failing
-(Novo down or refusing the key), the store unreadable, and records Novo
-lists that the bridge cannot read (named by id; they are skipped, so they
-do not make the bridge unready, but someone should look at them).
+Liveness (`/healthz`) only says the process answers: restart it if it does
+not. Readiness names each check, so an operator reading the JSON knows what
+to fix: polls failing (Novo down or refusing the key), the store not
+writable, Slack refusing the bot token, the Socket Mode connection down, and
+records Novo lists that the bridge cannot read (named by id; they are
+skipped, so they do not make the bridge unready, but someone should look at
+them).
+
+In Socket Mode nothing else listens on a port, so these three get a small
+server of their own on `NOVO_SLACK_PORT`: an orchestrator probes and a
+Prometheus scrapes either mode the same way.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from bot.metrics import refresh_outbox
 from bot.scheduling import POLLER_LEASE, BridgeJobs
 from bot.store import Store
 from bot.sync.engine import SyncEngine
 
+log = logging.getLogger(__name__)
+
 STALE_POLL_INTERVALS = 3  # a poll older than this many intervals means polling is stuck
 UNREADABLE_SHOWN = 20  # ids named in the answer; the metric counts them all
+# A lease nobody ever holds: deleting it is a write that changes nothing.
+WRITE_PROBE_LEASE = "readiness-probe"
 
 
 @dataclass(frozen=True)
@@ -28,19 +44,33 @@ class Check:
     detail: str
 
 
-async def readiness(
-    jobs: BridgeJobs, engine: SyncEngine, store: Store, poll_seconds: float
-) -> tuple[bool, dict[str, Any]]:
+@dataclass(frozen=True)
+class Running:
+    """What readiness looks at; absent while the bridge starts or stops."""
+
+    jobs: BridgeJobs
+    engine: SyncEngine
+    store: Store
+    poll_seconds: float
+    slack: Check
+    socket: Callable[[], Awaitable[Check]] | None = None
+
+
+async def readiness(running: Running) -> tuple[bool, dict[str, Any]]:
     """(ready, the JSON body): every check by name, with what it saw."""
     checks = {
-        "poll": await _poll_check(jobs, store, poll_seconds),
-        "store": await _store_check(store),
+        "poll": await _poll_check(running.jobs, running.store, running.poll_seconds),
+        "store": await _store_check(running.store),
+        "slack": running.slack,
     }
-    unreadable = dict(list(engine.unreadable.items())[:UNREADABLE_SHOWN])
+    if running.socket is not None:
+        checks["socket"] = await running.socket()
+    unreadable = dict(list(running.engine.unreadable.items())[:UNREADABLE_SHOWN])
     ready = all(c.ok for c in checks.values())
     body: dict[str, Any] = {
         "ready": ready,
         "checks": {name: {"ok": c.ok, "detail": c.detail} for name, c in checks.items()},
+        "failing": [name for name, c in checks.items() if not c.ok],
         "unreadable_records": unreadable,
     }
     return ready, body
@@ -51,7 +81,8 @@ async def _poll_check(jobs: BridgeJobs, store: Store, poll_seconds: float) -> Ch
         holder = await store.lease_holder(POLLER_LEASE, datetime.now(UTC))
         if holder is None:
             return Check(False, "no process holds the poller lease")
-        return Check(True, f"another process polls ({holder})")
+        if holder != jobs.holder:  # ours: just taken, and not yet polled with
+            return Check(True, f"another process polls ({holder})")
     if jobs.last_poll_ok is None:
         return Check(False, "no successful poll yet")
     age = time.monotonic() - jobs.last_poll_ok
@@ -61,7 +92,39 @@ async def _poll_check(jobs: BridgeJobs, store: Store, poll_seconds: float) -> Ch
 
 async def _store_check(store: Store) -> Check:
     try:
-        await store.lease_holder(POLLER_LEASE, datetime.now(UTC))
+        await store.release_lease(WRITE_PROBE_LEASE, WRITE_PROBE_LEASE)
     except Exception as exc:
-        return Check(False, f"store unreadable: {type(exc).__name__}")
-    return Check(True, f"{store.engine_name} store answers")
+        return Check(False, f"store not writable: {type(exc).__name__}: {str(exc)[:200]}")
+    return Check(True, f"{store.engine_name} store {store.shown} takes writes")
+
+
+Probe = Callable[[], "Running | None"]
+
+
+def add_health_routes(app: web.Application, probe: Probe) -> None:
+    """`/healthz`, `/readyz` and `/metrics` on `app`; `probe` gives what the bridge runs now."""
+
+    async def readyz(request: web.Request) -> web.Response:
+        running = probe()
+        if running is None:
+            body = {"ready": False, "checks": {}, "failing": ["starting"]}
+            return web.json_response(body, status=503)
+        ready, body = await readiness(running)
+        return web.json_response(body, status=200 if ready else 503)
+
+    async def metrics(request: web.Request) -> web.Response:
+        running = probe()
+        if running is not None:
+            try:
+                await refresh_outbox(running.store)
+            except Exception as exc:  # the other metrics are still worth serving
+                log.warning("could not read the outbox for /metrics: %r", exc)
+        return web.Response(body=generate_latest(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True})

@@ -14,17 +14,19 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Self
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from bot import __version__
 from bot.clock import Clock, utc_now
 from bot.config import Settings
-from bot.health import readiness
+from bot.health import Check, Running, add_health_routes
+from bot.metrics import install_slack_counter
 from bot.novo.client import NovoClient
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
@@ -56,19 +58,20 @@ class Bridge:
         self,
         settings: Settings,
         *,
-        host: str = "0.0.0.0",
+        host: str | None = None,
         clock: Clock = utc_now,
         novo_retry_base: float = 0.5,
         redelivery_base: float = 1.0,
     ) -> None:
         self.settings = settings
-        self._host = host
+        self._host = host or settings.host
         self._clock = clock
         self._novo_retry_base = novo_retry_base
         self._redelivery_base = redelivery_base
         self._store: Store | None = None
         self._novo: NovoClient | None = None
         self._runner: web.AppRunner | None = None
+        self._slack_check: Check | None = None
         self._socket: SocketConnection | None = None
         self._scheduler: AsyncIOScheduler | None = None
         self._in_flight = InFlight()
@@ -95,7 +98,11 @@ class Bridge:
         web_client = build_web_client(
             settings.slack_bot_token.get_secret_value(), settings.slack_api_url
         )
+        install_slack_counter(web_client)
         self.identity = identity = await check_bot_token(web_client)
+        self._slack_check = Check(
+            True, f"auth.test: team {identity.team_id}, bot user {identity.bot_user_id}"
+        )
         wss_url = None
         if settings.slack_app_token is not None:
             app_token = settings.slack_app_token.get_secret_value()
@@ -112,6 +119,8 @@ class Bridge:
             default_channel=settings.default_channel,
             clock=self._clock,
             redelivery_base=self._redelivery_base,
+            post_rate=settings.post_rate,
+            update_rate=settings.update_rate,
         )
         signing_secret = settings.slack_signing_secret.get_secret_value()
         app = build_bolt_app(
@@ -122,26 +131,34 @@ class Bridge:
                 app, settings.slack_app_token.get_secret_value(), wss_url
             )
             await self._socket.connect(SOCKET_CONNECT_WAIT_SECONDS)
+            web_app = web.Application()
         else:
             web_app = app.web_app(path=EVENTS_PATH, port=settings.port)
             web_app.middlewares.append(slack_request_guard(signing_secret, EVENTS_PATH))
-            web_app.router.add_get("/healthz", _healthz)
-            web_app.router.add_get("/readyz", self._readyz)
-            web_app.router.add_get("/metrics", _metrics)
-            self._runner = web.AppRunner(
-                web_app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS
+        add_health_routes(web_app, self._running)
+        self._runner = web.AppRunner(
+            web_app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS
+        )
+        await self._runner.setup()
+        await _listen(self._runner, self._host, settings.port)
+        bound = _bound(self._runner)
+        port = self._runner.addresses[0][1]
+        local = "127.0.0.1" if self._host == "0.0.0.0" else bound.rsplit(":", 1)[0]
+        self.url = f"http://{local}:{port}"
+        if self._socket is None:
+            log.info(
+                "listening for Slack on http://%s%s (and /healthz, /readyz, /metrics)",
+                bound,
+                EVENTS_PATH,
             )
-            await self._runner.setup()
-            await _listen(self._runner, self._host, settings.port)
-            port = self._runner.addresses[0][1]
-            self.url = f"http://{'127.0.0.1' if self._host == '0.0.0.0' else self._host}:{port}"
-            log.info("listening for Slack on %s%s", self.url, EVENTS_PATH)
+        else:
+            log.info("serving /healthz, /readyz and /metrics on http://%s", bound)
         self.jobs = BridgeJobs(services, settings.poll_seconds)
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.jobs.install(self._scheduler)
         self._scheduler.start()
         self._started = True
-        log.info("bridge started for Slack team %s", identity.team_id)
+        log.info("bridge started: %s", self._summary())
 
     async def stop(self) -> None:
         """Stop taking requests, let listeners then jobs finish (bounded), close; safe twice."""
@@ -171,14 +188,37 @@ class Bridge:
             self._started = False
             log.info("bridge stopped")
 
-    async def _readyz(self, request: web.Request) -> web.Response:
-        services, jobs = self.services, self.jobs
-        if services is None or jobs is None:
-            return web.json_response({"ready": False, "checks": {}}, status=503)
-        ready, body = await readiness(
-            jobs, services.engine, services.store, self.settings.poll_seconds
+    def _summary(self) -> str:
+        """The start-up line: enough to tell from the log alone what this process serves."""
+        settings = self.settings
+        mode = "Socket Mode" if settings.socket_mode else "HTTP mode"
+        novo = urlsplit(settings.novo_api_url)
+        novo_host = novo.hostname or novo.netloc
+        if novo.port:
+            novo_host = f"{novo_host}:{novo.port}"
+        store = self._store
+        where = f"{store.engine_name} {store.shown}" if store is not None else "?"
+        identity = self.identity
+        team = f"team {identity.team_id}" if identity is not None else "team ?"
+        return (
+            f"novo-slack {__version__}, {mode}, channel {settings.default_channel},"
+            f" Novo {novo.scheme}://{novo_host}, store {where}, Slack {team}"
         )
-        return web.json_response(body, status=200 if ready else 503)
+
+    def _running(self) -> Running | None:
+        """What `/readyz` looks at, or None while starting or stopping."""
+        services, jobs, slack = self.services, self.jobs, self._slack_check
+        if services is None or jobs is None or slack is None or not self._started:
+            return None
+        socket = self._socket
+        return Running(
+            jobs=jobs,
+            engine=services.engine,
+            store=services.store,
+            poll_seconds=self.settings.poll_seconds,
+            slack=slack,
+            socket=_socket_check(socket) if socket is not None else None,
+        )
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -216,9 +256,16 @@ async def _bounded(closing: Awaitable[None], what: str) -> None:
         log.warning("%s did not close within %.0fs", what, CLOSE_GRACE_SECONDS)
 
 
-async def _healthz(request: web.Request) -> web.Response:
-    return web.json_response({"ok": True})
+def _bound(runner: web.AppRunner) -> str:
+    """The address the server really bound, as host:port ([v6]:port)."""
+    host, port = runner.addresses[0][:2]
+    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
 
 
-async def _metrics(request: web.Request) -> web.Response:
-    return web.Response(body=generate_latest(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+def _socket_check(socket: SocketConnection) -> Callable[[], Awaitable[Check]]:
+    async def check() -> Check:
+        if await socket.connected():
+            return Check(True, "Socket Mode connected")
+        return Check(False, "Socket Mode not connected; slack_sdk keeps reconnecting")
+
+    return check

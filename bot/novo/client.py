@@ -25,6 +25,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from bot.metrics import count_novo_call
 from bot.novo import rules
 from bot.novo.errors import (
     NovoAPIStatusError,
@@ -296,13 +297,16 @@ class NovoClient:
                 timeout=self._timeout,
             )
         except httpx.TimeoutException as exc:
+            count_novo_call(method, path, "timeout")
             log.debug("novo %s %s -> %s (attempt %d)", method, path, type(exc).__name__, attempt)
             raise NovoTimeoutError(f"{method} {path} timed out ({type(exc).__name__})") from exc
         except httpx.RequestError as exc:
+            count_novo_call(method, path, "connection_error")
             log.debug("novo %s %s -> %s (attempt %d)", method, path, type(exc).__name__, attempt)
             raise NovoConnectionError(
                 f"{method} {path} failed: {type(exc).__name__}: {self._scrub(str(exc))}"
             ) from exc
+        count_novo_call(method, path, response.status_code)
         log.debug("novo %s %s -> %d (attempt %d)", method, path, response.status_code, attempt)
         if not response.is_success:
             raise self._status_error(response)

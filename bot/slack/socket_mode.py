@@ -55,6 +55,10 @@ class SocketConnection:
         log.warning("Socket Mode is not connected after %.0fs; still trying", wait)
         return False
 
+    async def connected(self) -> bool:
+        """Whether the WebSocket is open and answering pings now (what `/readyz` reports)."""
+        return bool(await self._handler.client.is_connected())
+
     async def close(self, within: float) -> None:
         """Stop connecting or close the connection; gives up waiting after `within` seconds."""
         connecting, self._connecting = self._connecting, None

@@ -186,7 +186,11 @@ async def test_health_and_metrics_endpoints(loop: Loop) -> None:
 
     async def delivered_counted() -> str | None:
         metrics = (await loop.http.get(f"{loop.bridge.url}/metrics")).text
-        return metrics if 'novo_slack_decisions_total{outcome="delivered"}' in metrics else None
+        return (
+            metrics
+            if 'novo_slack_decisions_total{outcome="delivered",source="click"}' in metrics
+            else None
+        )
 
     metrics = await wait_until(delivered_counted, message="delivered decision counted")
     assert "novo_slack_messages_posted_total" in metrics

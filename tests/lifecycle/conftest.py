@@ -37,6 +37,11 @@ _OUR_NAMES = (
     "NOVO_SLACK_DB",
     "NOVO_SLACK_PORT",
     "NOVO_SLACK_POLL_SECONDS",
+    "NOVO_SLACK_POST_RATE",
+    "NOVO_SLACK_UPDATE_RATE",
+    "NOVO_SLACK_HOST",
+    "NOVO_SLACK_LOG_LEVEL",
+    "NOVO_SLACK_LOG_FORMAT",
 )
 _LISTENING = re.compile(r"listening for Slack on (http://\S+?)/slack/events")
 
@@ -162,6 +167,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
             NOVO_SLACK_DB=str(tmp_path / "bridge.db"),
             NOVO_SLACK_PORT="0",
             NOVO_SLACK_POLL_SECONDS="0.2",
+            NOVO_SLACK_POST_RATE="50",
         )
         world = World(sim, slack, http, env, tmp_path)
         try:

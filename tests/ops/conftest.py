@@ -1,0 +1,106 @@
+"""An in-process bridge against the simulator and the local Slack, in either mode.
+
+Operating the bridge is judged from outside: probes and scrapes over HTTP,
+what `novo-slack check` prints, what the log says. The bridge here is the
+one `novo-slack run` starts, built from the same settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot.config import load_settings
+from bot.localslack.server import LocalSlack, start_local_slack
+from bot.runtime import Bridge
+from bot.sim.server import SimServer, start_sim
+
+API_KEY = "ops-novo-key"
+SIGNING_SECRET = "ops-signing-secret"
+CHANNEL = "C0OPS"
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class Servers:
+    sim: SimServer
+    slack: LocalSlack
+    http: httpx.AsyncClient
+    tmp: Path
+
+    def env(self, **overrides: str) -> dict[str, str]:
+        """The environment `novo-slack` reads to work against these two servers."""
+        env = {
+            "SLACK_BOT_TOKEN": self.slack.bot_token,
+            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "SLACK_API_URL": self.slack.api_url,
+            "NOVO_API_URL": self.sim.url,
+            "NOVO_API_KEY": API_KEY,
+            "NOVO_SLACK_CHANNEL": CHANNEL,
+            "NOVO_SLACK_DB": str(self.tmp / "bridge.db"),
+            "NOVO_SLACK_PORT": "0",
+            "NOVO_SLACK_HOST": "127.0.0.1",
+            "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS),
+        }
+        env.update(overrides)
+        return env
+
+    def bridge(self, **overrides: str) -> AbstractAsyncContextManager[Bridge]:
+        """A started bridge with these settings; stopped on leaving the block."""
+
+        @asynccontextmanager
+        async def running() -> AsyncIterator[Bridge]:
+            settings = load_settings(**self.env(**overrides), _env_file=None)
+            bridge = Bridge(settings, novo_retry_base=0.01, redelivery_base=0.05)
+            await bridge.start()
+            try:
+                yield bridge
+            finally:
+                await bridge.stop()
+
+        return running()
+
+    async def create(self, kind: str = "approval_request", **fields: object) -> str:
+        response = await self.http.post(
+            f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields}
+        )
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    async def fault(self, **spec: object) -> None:
+        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
+        assert response.status_code < 300, response.text
+
+    def shown_ts(self, interaction_id: str) -> str | None:
+        """The ts of the channel message for the interaction, once Slack shows one."""
+        for message in self.slack.messages(CHANNEL):
+            payload = (message.metadata or {}).get("event_payload") or {}
+            if payload.get("interaction_id") == interaction_id:
+                return message.ts
+        return None
+
+
+@pytest.fixture
+async def servers(tmp_path: Path) -> AsyncIterator[Servers]:
+    async with (
+        await start_sim(api_key=API_KEY) as sim,
+        await start_local_slack() as slack,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        slack.add_user("U0ADA", "ada", "Ada Lovelace")
+        yield Servers(sim, slack, http, tmp_path)
+
+
+def sample(text: str, name: str, **labels: str) -> float | None:
+    """One sample's value from a Prometheus text page (labels in any order); None if absent."""
+    for family in text_string_to_metric_families(text):
+        for found in family.samples:
+            if found.name == name and found.labels == labels:
+                return float(found.value)
+    return None

@@ -1,0 +1,166 @@
+"""`novo-slack check` against the simulator and the local Slack: all ✓, then each ✗ with its fix."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sqlite3
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from bot.check import FAILED, OK, REQUIRED_BOT_SCOPES, SKIPPED, Item, checklist
+from bot.store import Store
+from bot.store.filelock import FileLock
+from tests.ops.conftest import CHANNEL, Servers
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+_OUR_PREFIXES = ("SLACK_", "NOVO_")
+
+
+async def _check(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch, **overrides: str | None
+) -> dict[str, Item]:
+    """The checklist with these settings changed (None unsets one), by check name."""
+    monkeypatch.chdir(servers.tmp)  # no .env there
+    for name in [n for n in os.environ if n.startswith(_OUR_PREFIXES)]:
+        monkeypatch.delenv(name)
+    for name, setting in servers.env().items():
+        monkeypatch.setenv(name, setting)
+    for name, value in overrides.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    items = [item async for item in checklist()]
+    return {item.name.split(" C0", 1)[0]: item for item in items}
+
+
+async def test_the_command_passes_against_a_working_setup(servers: Servers) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
+    env.update(servers.env(SLACK_APP_TOKEN=servers.slack.app_token), PYTHONPATH=str(REPO))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "check",
+        cwd=servers.tmp,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    async with asyncio.timeout(30):
+        out, err = await process.communicate()
+    lines = out.decode().splitlines()
+    assert process.returncode == 0, out.decode() + err.decode()
+    assert [line[0] for line in lines] == [OK] * 7, lines
+    assert [line.split(":", 1)[0][2:] for line in lines] == [
+        "settings",
+        "bot token",
+        "scopes",
+        "app token",
+        f"channel {CHANNEL}",
+        "Novo",
+        "store",
+    ]
+    assert "team Novo Local (T0LOCAL), bot user novo (U0LOCALBOT)" in lines[1]
+    assert "opens a Socket Mode connection" in lines[3]
+
+
+async def test_each_failure_is_named_with_its_fix(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servers.slack.set_scopes("chat:write", "channels:history")
+    servers.slack.remove_bot_from(CHANNEL)
+    db = servers.tmp / "bridge.db"
+    async with await Store.open(db):  # a running bridge owns the file
+        items = await _check(
+            servers, monkeypatch, NOVO_API_KEY="not-the-key", SLACK_APP_TOKEN="xapp-wrong"
+        )
+    assert items["settings"].mark == OK and items["bot token"].mark == OK
+    scopes = items["scopes"]
+    assert scopes.mark == FAILED
+    assert "lacks users:read, groups:history, channels:read, groups:read" in scopes.detail
+    assert "reinstall the app" in scopes.fix
+    app = items["app token"]
+    assert (app.mark, app.detail) == (
+        FAILED,
+        "Slack refused SLACK_APP_TOKEN (apps.connections.open: invalid_auth)",
+    )
+    assert "connections:write" in app.fix
+    channel = items["channel"]
+    assert channel.mark == FAILED and "not a member" in channel.detail
+    assert "/invite @Novo" in channel.fix
+    novo = items["Novo"]
+    assert novo.mark == FAILED and "refused NOVO_API_KEY (401)" in novo.detail
+    store = items["store"]
+    assert store.mark == FAILED and "in use by another novo-slack process" in store.detail
+    assert f"(pid {os.getpid()})" in store.detail
+    assert "stop the other process" in store.fix
+
+
+async def test_a_refused_bot_token_skips_what_depends_on_it(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = await _check(servers, monkeypatch, SLACK_BOT_TOKEN="xoxb-not-this-one")
+    token = items["bot token"]
+    assert token.mark == FAILED
+    assert token.detail == "Slack refused SLACK_BOT_TOKEN (auth.test: invalid_auth)"
+    assert "OAuth & Permissions" in token.fix
+    assert items["scopes"].mark == SKIPPED and items["channel"].mark == SKIPPED
+    assert items["Novo"].mark == OK  # the rest still runs
+    assert items["store"].mark == OK and "created at the first run" in items["store"].detail
+
+
+async def test_bad_settings_are_named_and_nothing_else_runs(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = await _check(servers, monkeypatch, NOVO_API_KEY=None, NOVO_SLACK_LOG_FORMAT="xml")
+    settings = items["settings"]
+    assert settings.mark == FAILED
+    assert "NOVO_API_KEY is required but not set" in settings.detail
+    assert "NOVO_SLACK_LOG_FORMAT" in settings.detail
+    assert {i.mark for n, i in items.items() if n != "settings"} == {SKIPPED}
+
+
+async def test_an_unreachable_novo_and_an_old_schema(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = servers.tmp / "old.db"
+    sqlite3.connect(db).close()  # a database no revision was ever applied to
+    dead = _nobody_listens()
+    items = await _check(servers, monkeypatch, NOVO_API_URL=dead, NOVO_SLACK_DB=str(db))
+    novo = items["Novo"]
+    assert novo.mark == FAILED and f"no answer from {dead}" in novo.detail
+    assert "NOVO_API_URL" in novo.fix
+    store = items["store"]
+    assert store.mark == FAILED and "never migrated" in store.detail
+    assert "novo-slack db upgrade" in store.fix
+    FileLock.acquire(db, str(db)).release()  # the check let its lock go
+
+
+def test_the_checked_scopes_are_the_manifests() -> None:
+    manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
+    assert tuple(manifest["oauth_config"]["scopes"]["bot"]) == REQUIRED_BOT_SCOPES
+
+
+def test_the_manifest_is_valid_for_slack() -> None:
+    """Checked against Slack's published manifest schema (slackapi/manifest-schema, MIT)."""
+    schema = json.loads((HERE / "manifest.schema.1.0.0.json").read_text())
+    manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
+    problems = [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(manifest)]
+    assert problems == []
+
+
+def _nobody_listens() -> str:
+    """A loopback URL whose port was just freed: connecting is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
