@@ -1,4 +1,5 @@
-"""The `novo-slack` command: `run` the bridge, `sim` the Novo simulator, `demo` the whole loop."""
+"""The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `sim` Novo,
+`demo` the loop."""
 
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from bot import __version__
-from bot.config import SettingsError, load_settings
+from bot.config import SettingsError, load_log_settings, load_settings
+from bot.logs import configure_logging
 from bot.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 
 log = logging.getLogger("novo-slack")
-
-# Libraries that narrate at INFO (migrations, every job run, every request): a failing
-# start must print one line, and a running bridge's log should say what the bridge did.
-_CHATTY_LOGGERS = ("alembic", "apscheduler", "httpx", "slack_bolt", "slack_sdk")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +28,16 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("run", help="run the bridge (settings from the environment or .env)")
+    commands.add_parser(
+        "check", help="check the settings, Slack, Novo and the store before going live"
+    )
+
+    db = commands.add_parser("db", help="the store's schema in NOVO_SLACK_DB")
+    db.add_argument(
+        "action",
+        choices=("upgrade", "current"),
+        help="upgrade: migrate to the newest revision; current: show the revision it is at",
+    )
 
     sim = commands.add_parser("sim", help="serve the Novo Interactions API simulator")
     sim.add_argument("--host", default="127.0.0.1")
@@ -43,33 +51,17 @@ def _parser() -> argparse.ArgumentParser:
         "--seconds", type=float, default=0, help="stop after this long (default: until Ctrl-C)"
     )
     demo.add_argument("--no-clicks", action="store_true", help="don't script any clicks")
+    demo.add_argument(
+        "--ui", action="store_true", help="serve the playground page where you click (no scripts)"
+    )
+    demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
+    demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
     return parser
 
 
-class _CancelledWithoutTraceback(logging.Filter):
-    """Work cut off at a bounded shutdown is expected, not a crash: one line, no traceback.
-
-    APScheduler logs a cancelled job with `logger.exception`, whoever cancelled it.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
-            record.msg = f"{record.msg} (cancelled at shutdown)"
-            record.exc_info = None
-            record.exc_text = None
-        return True
-
-
 def _configure_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-    )
-    if not verbose:
-        for name in _CHATTY_LOGGERS:
-            logging.getLogger(name).setLevel(logging.WARNING)
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(_CancelledWithoutTraceback())
+    wanted = load_log_settings()
+    configure_logging(wanted.log_level, wanted.log_format, verbose=verbose)
 
 
 async def _run_bridge() -> int:
@@ -99,12 +91,47 @@ async def _run_bridge() -> int:
     return 0
 
 
+async def _db(action: str) -> int:
+    """Migrate or inspect the store without starting the bridge.
+
+    Lets a deployment migrate once, before rolling out replicas, and lets an
+    operator check which revision a database is at (beside a running bridge
+    too: `current` only looks). The same settings as `run` are read, so the
+    job that migrates sees exactly the database the bridge will.
+    """
+    settings = load_settings()
+    from bot.store import StoreOpenError, admin
+    from bot.store.migrate import head_revision
+    from bot.store.target import parse_target
+
+    step = admin.upgrade if action == "upgrade" else admin.current
+    try:
+        shown = parse_target(settings.db_path).shown
+        revision = await step(settings.db_path)
+    except StoreOpenError as exc:
+        raise StartupFailure(str(exc)) from exc
+    head = head_revision()
+    if revision == head:
+        print(f"{shown}: at revision {revision} (head)")
+    elif revision:
+        print(f"{shown}: at revision {revision}; head is {head}: run `novo-slack db upgrade`")
+    else:
+        print(f"{shown}: never migrated; head is {head}: run `novo-slack db upgrade`")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _configure_logging(args.verbose)
     try:
         if args.command == "run":
             return asyncio.run(_run_bridge())
+        if args.command == "check":
+            from bot.check import run_check
+
+            return asyncio.run(run_check())
+        if args.command == "db":
+            return asyncio.run(_db(args.action))
         if args.command == "sim":
             from bot.sim.server import run_sim
 
@@ -118,7 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         from bot.demo import run_demo
 
-        return run_demo(seconds=args.seconds, scripted_clicks=not args.no_clicks)
+        return run_demo(
+            seconds=args.seconds,
+            scripted_clicks=not args.no_clicks and (args.clicks or not args.ui),
+            ui=args.ui,
+            ui_port=args.ui_port,
+        )
     except SettingsError as exc:
         return _failed(exc, EXIT_SETTINGS, args.verbose)
     except StartupFailure as exc:
