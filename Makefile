@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint sim run bench clean
+.PHONY: demo playground screenshots test lint sim run check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)  ## simulator + local Slack + bridge, with a live transcript
-	$(BIN)/novo-slack demo
+demo: $(STAMP)  ## simulator + local Slack + bridge, with a live transcript (ARGS="--seconds 60")
+	$(BIN)/novo-slack demo $(ARGS)
+
+playground: $(STAMP)  ## the demo with a page to click in (http://127.0.0.1:8700), no scripted clicks
+	$(BIN)/novo-slack demo --ui
+
+screenshots: $(STAMP)  ## docs/screenshots/*.png, made by the page in headless Chromium
+	$(BIN)/python -m bot.playground.screenshots
 
 test: $(STAMP)  ## the whole suite, then the type and lint checks
 	$(BIN)/pytest
@@ -24,14 +30,19 @@ test: $(STAMP)  ## the whole suite, then the type and lint checks
 	$(BIN)/ruff format --check .
 
 sim: $(STAMP)
-	$(BIN)/novo-slack sim --port 8787
+	$(BIN)/novo-slack sim --port 8787 $(ARGS)
 
 run: $(STAMP)
 	$(BIN)/novo-slack run
 
-bench: $(STAMP)
+check: $(STAMP)  ## is everything `run` needs in place? one ✓/✗ line each
+	$(BIN)/novo-slack check
+
+bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL (else skipped)
 	$(BIN)/python -m bench.latency
 	$(BIN)/python -m bench.poll_cost
+	$(BIN)/python -m bench.failover
+	$(BIN)/python -m bench.clicks
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

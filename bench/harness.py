@@ -53,6 +53,12 @@ class Rig:
     driver: SlackDriver
     http: httpx.AsyncClient
 
+    async def sent(self) -> None:
+        """Wait until every send queued on the lanes has gone to Slack."""
+        if self.bridge.services is None:
+            raise RuntimeError("the bridge is not running")
+        await self.bridge.services.publisher.lanes.idle()
+
     @property
     def jobs(self) -> BridgeJobs:
         if self.bridge.jobs is None:
@@ -107,8 +113,13 @@ def _settings(sim: SimServer, slack: LocalSlack, db: Path, poll_seconds: float) 
 
 
 @asynccontextmanager
-async def running_rig(poll_seconds: float = DEFAULT_POLL_SECONDS) -> AsyncIterator[Rig]:
-    """Simulator, local Slack and bridge on loopback ephemeral ports, stopped on exit."""
+async def running_rig(
+    poll_seconds: float = DEFAULT_POLL_SECONDS, **settings_changes: Any
+) -> AsyncIterator[Rig]:
+    """Simulator, local Slack and bridge on loopback ephemeral ports, stopped on exit.
+
+    `settings_changes` override settings by field name (e.g. `post_rate=20.0`).
+    """
     with tempfile.TemporaryDirectory(prefix="novo-slack-bench-") as tmp:
         async with (
             await start_sim(api_key=API_KEY) as sim,
@@ -116,9 +127,8 @@ async def running_rig(poll_seconds: float = DEFAULT_POLL_SECONDS) -> AsyncIterat
             httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as http,
         ):
             slack.add_user(USER_ID, "bench", "Bench User")
-            bridge = Bridge(
-                _settings(sim, slack, Path(tmp) / "bench.db", poll_seconds), host="127.0.0.1"
-            )
+            settings = _settings(sim, slack, Path(tmp) / "bench.db", poll_seconds)
+            bridge = Bridge(settings.model_copy(update=settings_changes), host="127.0.0.1")
             try:
                 await bridge.start()
                 if bridge.url is None:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.metrics import POLLS
+from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
@@ -65,6 +65,7 @@ class BridgeJobs:
         self._poll_seconds = poll_seconds
         self.holder = holder or process_identity()
         self.leading = False
+        self._scheduler: AsyncIOScheduler | None = None
         self._failures = 0
         self._next_poll_at = 0.0
         self._running: set[asyncio.Task[None]] = set()
@@ -113,6 +114,9 @@ class BridgeJobs:
             if late:
                 log.warning("cancelled %d job(s) still running at shutdown", len(late))
                 await asyncio.wait(late, timeout=1.0)
+        # what the lanes still hold is owed in the store (claims, messages out of
+        # step): the next start queues it again
+        await self._services.publisher.lanes.close(timeout)
         await self._resign()
 
     async def _resign(self) -> None:
@@ -136,6 +140,9 @@ class BridgeJobs:
         if leading and not self.leading:
             log.info("this process now polls Novo and runs the timed jobs (%s)", self.holder)
             self._next_poll_at = 0.0
+            self.leading = True
+            if self._scheduler is not None and self._scheduler.get_job("poll") is not None:
+                self._scheduler.modify_job("poll", next_run_time=datetime.now(UTC))  # poll now
         elif self.leading and not leading:
             log.warning("another process took over polling; this one stands by")
         self.leading = leading
@@ -147,7 +154,8 @@ class BridgeJobs:
 
     async def _poll(self) -> None:
         try:
-            report = await self._services.engine.poll_once()
+            with POLL_DURATION.time():
+                report = await self._services.engine.poll_once()
         except NovoError as exc:
             POLLS.labels("failed").inc()
             self._failures += 1
@@ -160,11 +168,11 @@ class BridgeJobs:
         if self._failures:
             log.info("Novo reachable again after %d failed polls", self._failures)
         self._failures = 0
-        if report.posted or report.finalized:
+        if report.queued_posts or report.finalized:
             log.info(
-                "poll: %d pending, posted %d, finalized %d",
+                "poll: %d pending, %d new to post, %d finalized",
                 report.pending,
-                len(report.posted),
+                len(report.queued_posts),
                 len(report.finalized),
             )
 
@@ -195,6 +203,7 @@ class BridgeJobs:
             log.info("forgot %d abandoned form draft(s)", dropped)
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
+        self._scheduler = scheduler
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
         scheduler.add_job(
             self.hold_lease,

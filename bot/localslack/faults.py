@@ -41,14 +41,24 @@ class Faults:
         self._recent_posts: defaultdict[str, deque[float]] = defaultdict(deque)
         self._delays: dict[str, float] = {}
         self._lost_answers: dict[str, int] = {}
+        # token-bucket mode: per channel (tokens, when last counted)
+        self._auto_burst: float | None = None
+        self._buckets: dict[str, tuple[float, float]] = {}
 
     def rate_limit_post_message(self, channel: str, *, count: int, retry_after: int) -> None:
         _script(self._post_limits, channel, count, _ratelimited(retry_after))
 
-    def set_post_message_rate(self, per_second: int | None, *, retry_after: int) -> None:
+    def set_post_message_rate(
+        self, per_second: int | None, *, retry_after: int, burst: int | None = None
+    ) -> None:
+        """Beyond `per_second` posts per channel, 429. Without `burst`: counted in a
+        sliding second; with it: a token bucket of that size refilled at `per_second`
+        (Slack's "about one a second, short bursts allowed")."""
         self._auto_per_second = per_second
         self._auto_retry_after = retry_after
+        self._auto_burst = float(burst) if burst is not None else None
         self._recent_posts.clear()
+        self._buckets.clear()
 
     def delay_method(self, method: str, seconds: float) -> None:
         if seconds > 0:
@@ -86,13 +96,30 @@ class Faults:
         return self._auto_limit(channel)
 
     def after_post(self, channel: str) -> None:
-        """Counts an accepted post toward the sliding window."""
-        if self._auto_per_second is not None:
-            self._recent_posts[channel].append(self._clock())
+        """Counts an accepted post toward the sliding window (or takes its token)."""
+        if self._auto_per_second is None:
+            return
+        if self._auto_burst is not None:
+            tokens, at = self._bucket(channel)
+            self._buckets[channel] = (tokens - 1.0, at)
+            return
+        self._recent_posts[channel].append(self._clock())
+
+    def _bucket(self, channel: str) -> tuple[float, float]:
+        assert self._auto_per_second is not None and self._auto_burst is not None
+        now = self._clock()
+        tokens, at = self._buckets.get(channel, (self._auto_burst, now))
+        tokens = min(self._auto_burst, tokens + (now - at) * self._auto_per_second)
+        self._buckets[channel] = (tokens, now)
+        return tokens, now
 
     def _auto_limit(self, channel: str) -> Failure | None:
         if self._auto_per_second is None:
             return None
+        if self._auto_burst is not None:
+            tokens, _ = self._bucket(channel)
+            # a little slack for the two clocks' jitter; a real excess is a whole post
+            return _ratelimited(self._auto_retry_after) if tokens < 0.95 else None
         recent = self._recent_posts[channel]
         horizon = self._clock() - _WINDOW_SECONDS
         while recent and recent[0] <= horizon:

@@ -40,6 +40,17 @@ DEFAULT_APP_TOKEN = "xapp-local-test"
 # apps.connections.open asks for the app-level token; every other method refuses it.
 _APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
 _JSON_FIELDS = ("blocks", "attachments", "metadata", "view")
+# What auth.test says the bot token may do (`x-oauth-scopes`), unless a test says otherwise:
+# the scopes manifest.yml asks for.
+DEFAULT_SCOPES = (
+    "chat:write",
+    "users:read",
+    "channels:history",
+    "groups:history",
+    "channels:read",
+    "groups:read",
+)
+SOCKET_PATH = "/_test/socket"
 _MAX_BODY = 4 * 1024 * 1024  # well above Slack's 250 KB view so the size check is ours
 
 
@@ -61,6 +72,8 @@ class LocalSlack:
         # What apps.connections.open hands out; None: a URL on this server that is no
         # WebSocket, so Socket Mode never connects (Slack's socket out of reach).
         self.socket_url: str | None = None
+        self.scopes: tuple[str, ...] = DEFAULT_SCOPES
+        self._sockets: set[web.WebSocketResponse] = set()
         self.identity = identity or Identity()
         self.url = ""
         self._host = host
@@ -85,6 +98,7 @@ class LocalSlack:
         app.router.add_post("/_response/{token}", self._response_url)
         app.router.add_get("/_test/calls", self._test_calls)
         app.router.add_get("/_test/messages", self._test_messages)
+        app.router.add_get(SOCKET_PATH, self._socket)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, self._host, self._port).start()
@@ -95,6 +109,7 @@ class LocalSlack:
         return self
 
     async def close(self) -> None:
+        await self.drop_sockets()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -127,6 +142,32 @@ class LocalSlack:
     def add_channel(self, channel_id: str, name: str) -> None:
         self._workspace.channels[channel_id] = name
 
+    def set_scopes(self, *scopes: str) -> None:
+        """What auth.test reports the bot token was granted (its `x-oauth-scopes` header)."""
+        self.scopes = tuple(scopes)
+
+    def remove_bot_from(self, channel: str) -> None:
+        """The bot is not a member of `channel` (conversations.info says `is_member: false`)."""
+        self._workspace.not_member_of.add(self._workspace.resolve_channel(channel))
+
+    def serve_socket(self) -> None:
+        """apps.connections.open hands out a WebSocket on this server that stays open.
+
+        Nothing is ever sent over it: it stands for Slack's socket being up,
+        so Socket Mode counts as connected.
+        """
+        self.socket_url = f"{self.url.replace('http', 'ws', 1)}{SOCKET_PATH}"
+
+    async def drop_sockets(self) -> None:
+        """Close every Socket Mode connection from this side, as Slack does on a restart."""
+        sockets, self._sockets = set(self._sockets), set()
+        for socket in sockets:
+            await socket.close()
+
+    @property
+    def socket_connections(self) -> int:
+        return len(self._sockets)
+
     def user(self, user_id: str) -> SlackUser | None:
         return self._workspace.users.get(user_id)
 
@@ -156,9 +197,12 @@ class LocalSlack:
         key = self._workspace.resolve_channel(channel)
         self._faults.rate_limit_post_message(key, count=count, retry_after=retry_after)
 
-    def set_post_message_rate(self, per_second: int | None, *, retry_after: int = 1) -> None:
-        """Beyond `per_second` posts per channel in a sliding second, 429s; None turns it off."""
-        self._faults.set_post_message_rate(per_second, retry_after=retry_after)
+    def set_post_message_rate(
+        self, per_second: int | None, *, retry_after: int = 1, burst: int | None = None
+    ) -> None:
+        """Beyond `per_second` posts per channel, 429s; None turns it off. Counted in a
+        sliding second, or with `burst` as a token bucket of that size."""
+        self._faults.set_post_message_rate(per_second, retry_after=retry_after, burst=burst)
 
     def lose_answers(self, method: str, *, count: int = 1) -> None:
         """The next `count` calls of `method` are carried out, then the connection drops
@@ -276,12 +320,24 @@ class LocalSlack:
             return self._answer(method, args, exc.body(), exc.status, exc.headers)
         if method == "chat.postMessage":
             self._faults.after_post(str(body["channel"]))
-        answer = self._answer(method, args, body, 200, {})
+        headers = {"x-oauth-scopes": ",".join(self.scopes)} if method == "auth.test" else {}
+        answer = self._answer(method, args, body, 200, headers)
         if self._faults.loses_answer(method):
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=204)  # never reaches the caller: the line is cut
         return answer
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()  # answers pings itself
+        await socket.prepare(request)
+        self._sockets.add(socket)
+        try:
+            async for _ in socket:
+                pass  # the app acknowledges envelopes; none are sent here
+        finally:
+            self._sockets.discard(socket)
+        return socket
 
     async def _response_url(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]

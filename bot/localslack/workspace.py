@@ -64,6 +64,8 @@ class Workspace:
         self._clock = clock
         self.users: dict[str, SlackUser] = {u.id: u for u in DEFAULT_USERS}
         self.channels: dict[str, str] = dict(DEFAULT_CHANNELS)
+        # Channels the bot was never invited to (it is in every other one).
+        self.not_member_of: set[str] = set()
         self._messages: dict[str, dict[str, StoredMessage]] = {}
         self.ephemerals: list[StoredEphemeral] = []
         self.views = ViewStore(identity, clock, trigger_ttl)
@@ -78,6 +80,7 @@ class Workspace:
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._permalink,
             "conversations.history": self._history,
+            "conversations.info": self._conversation_info,
             "users.info": self._users_info,
             "views.open": self.views.open,
             "views.push": self.views.push,
@@ -250,6 +253,20 @@ class Workspace:
             "has_more": bool(rest),
             "pin_count": 0,
             "response_metadata": {"next_cursor": next_cursor},
+        }
+
+    def _conversation_info(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        channel = self.resolve_channel(args.get("channel"))
+        return {
+            "ok": True,
+            "channel": {
+                "id": channel,
+                "name": self.channels[channel],
+                "is_channel": channel.startswith("C"),
+                "is_private": channel.startswith("G"),
+                "is_im": channel.startswith("D"),
+                "is_member": channel not in self.not_member_of,
+            },
         }
 
     def _users_info(self, args: Mapping[str, Any]) -> dict[str, Any]:

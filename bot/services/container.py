@@ -14,6 +14,7 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.presenter import Presenter
 from bot.store import Store
 from bot.sync.engine import SyncEngine
+from bot.sync.lanes import SendLanes
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
 
@@ -42,8 +43,11 @@ class Services:
         default_channel: str,
         clock: Clock,
         redelivery_base: float = 1.0,
+        post_rate: float = 1.0,
+        update_rate: float = 50.0,
     ) -> Services:
-        publisher = MessagePublisher(store, slack, clock)
+        lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
+        publisher = MessagePublisher(store, slack, clock, lanes)
         decisions = DecisionService(
             store,
             novo,

@@ -14,6 +14,7 @@ produce a single resolve.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -21,7 +22,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
-from bot.metrics import DECISIONS
+from bot.metrics import count_decision, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     BadRequestError,
@@ -42,7 +43,13 @@ log = logging.getLogger(__name__)
 
 REDELIVERY_BASE_SECONDS = 1.0
 REDELIVERY_MAX_SECONDS = 60.0
-DELIVERY_LEASE_SECONDS = 180.0  # longer than the client's own retries can take
+# A delivery attempt is cut off after DELIVERY_ATTEMPT_SECONDS, well inside the lease
+# that keeps other replicas off the decision meanwhile; when the process delivering
+# it dies, another replica takes it over once the short lease ends.
+DELIVERY_ATTEMPT_SECONDS = 5.0
+DELIVERY_LEASE_SECONDS = 8.0
+REDELIVERY_BATCH = 8  # claimed together and sent at once, so each is sent inside its lease
+REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 
 # Called once the decision is safe in the store (or refused): the listener's ack.
 Acknowledge = Callable[[], Awaitable[None]]
@@ -143,22 +150,33 @@ class DecisionService:
         return queued, tracked.snapshot
 
     async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
-        """Retry every queued decision whose time has come (the scheduler calls this)."""
-        results = []
-        now = self._clock()
-        lease = now + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        # one statement claims them: another replica's run never gets the same one
-        for queued in await self._store.claim_due_decisions(now, lease):
-            tracked = await self._store.get(queued.interaction_id)
-            snapshot = tracked.snapshot if tracked else None
-            results.append((queued, await self.deliver(queued, snapshot)))
+        """Retry queued decisions whose time has come (the scheduler calls this).
+
+        A few at a time, each batch claimed in one statement (another replica's
+        run never gets the same one) and sent at once, so every decision is sent
+        while its short lease still keeps the others off it.
+        """
+        results: list[tuple[QueuedDecision, DecisionOutcome]] = []
+        for _ in range(REDELIVERY_ROUNDS):
+            now = self._clock()
+            lease = now + timedelta(seconds=DELIVERY_LEASE_SECONDS)
+            batch = await self._store.claim_due_decisions(now, lease, limit=REDELIVERY_BATCH)
+            if not batch:
+                break
+            outcomes = await asyncio.gather(*(self._redeliver(queued) for queued in batch))
+            results.extend(zip(batch, outcomes, strict=True))
         return results
 
+    async def _redeliver(self, queued: QueuedDecision) -> DecisionOutcome:
+        tracked = await self._store.get(queued.interaction_id)
+        snapshot = tracked.snapshot if tracked else None
+        return await self.deliver(queued, snapshot, source="redelivery")
+
     async def deliver(
-        self, queued: QueuedDecision, snapshot: Interaction | None
+        self, queued: QueuedDecision, snapshot: Interaction | None, *, source: str = "click"
     ) -> DecisionOutcome:
         outcome = await self._deliver(queued, snapshot)
-        DECISIONS.labels(outcome.kind.value).inc()
+        count_decision(outcome.kind.value, source=source, first_attempt=queued.attempts == 0)
         return outcome
 
     async def _deliver(
@@ -170,45 +188,53 @@ class DecisionService:
             update={"reason": slack_reason(decision.verb, decision.actor, decision.note)}
         )
         try:
-            result = await self._novo.resolve(interaction_id, body, interaction=snapshot)
+            async with asyncio.timeout(DELIVERY_ATTEMPT_SECONDS):
+                result = await self._novo.resolve(interaction_id, body, interaction=snapshot)
+        except TimeoutError:
+            return await self._later(queued, f"no answer within {DELIVERY_ATTEMPT_SECONDS:.0f}s")
         except ConflictError:
-            return await self._on_conflict(queued)
+            return await self._on_conflict(queued, snapshot)
         except InteractionNotFoundError:
             await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
             await self._store.mark_gone(interaction_id, self._clock())
-            await self._publisher.refresh(interaction_id)
+            await self._publisher.refresh_soon_by_id(interaction_id)
             return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
         except (BadRequestError, ResolveRuleError) as exc:
             message = exc.message
             await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
-            await self._publisher.refresh(interaction_id)
+            await self._publisher.refresh_soon_by_id(interaction_id)
             log.warning("Novo refused the decision on %s: %s", interaction_id, message)
             return DecisionOutcome.with_detail(
                 OutcomeKind.REJECTED, "Novo refused that answer", message
             )
         except NovoError as exc:
-            delay = self._redelivery_delay(queued.attempts)
-            next_at = self._clock() + timedelta(seconds=delay)
-            await self._store.retry_decision_later(queued.id, next_at, str(exc), self._clock())
-            await self._publisher.refresh(interaction_id)
-            log.warning(
-                "could not deliver decision on %s (attempt %d): %s; retrying in %.1fs",
-                interaction_id,
-                queued.attempts + 1,
-                exc,
-                delay,
-            )
-            return DecisionOutcome(
-                OutcomeKind.QUEUED,
-                "Couldn't reach Novo right now. Your decision is saved and will be delivered"
-                " as soon as Novo answers.",
-            )
+            return await self._later(queued, str(exc))
+        observe_final(snapshot, result)
         await self._store.update_snapshot(result, self._clock())
         await self._store.record_slack_decision(interaction_id, decision)
         await self._store.finish_decision(queued.id, "delivered", self._clock())
-        await self._publisher.refresh(interaction_id)
+        await self._publisher.refresh_soon_by_id(interaction_id)
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
         return DecisionOutcome(OutcomeKind.DELIVERED, f"{decision.verb}.", result)
+
+    async def _later(self, queued: QueuedDecision, error: str) -> DecisionOutcome:
+        """Novo did not answer finally: keep the decision and try again after a while."""
+        delay = self._redelivery_delay(queued.attempts)
+        next_at = self._clock() + timedelta(seconds=delay)
+        await self._store.retry_decision_later(queued.id, next_at, error, self._clock())
+        await self._publisher.refresh_soon_by_id(queued.interaction_id)
+        log.warning(
+            "could not deliver decision on %s (attempt %d): %s; retrying in %.1fs",
+            queued.interaction_id,
+            queued.attempts + 1,
+            error,
+            delay,
+        )
+        return DecisionOutcome(
+            OutcomeKind.QUEUED,
+            "Couldn't reach Novo right now. Your decision is saved and will be delivered"
+            " as soon as Novo answers.",
+        )
 
     async def _named(self, decision: SlackDecision) -> SlackDecision:
         """The decision with the decider's display name, as the reason should carry it."""
@@ -223,7 +249,9 @@ class DecisionService:
             note=decision.note,
         )
 
-    async def _on_conflict(self, queued: QueuedDecision) -> DecisionOutcome:
+    async def _on_conflict(
+        self, queued: QueuedDecision, before: Interaction | None
+    ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
         await self._store.finish_decision(queued.id, "conflict", self._clock(), "409")
         try:
@@ -235,8 +263,9 @@ class DecisionService:
             log.warning("could not re-read %s after a conflict: %s", interaction_id, exc)
             current = None
         if current is not None:
+            observe_final(before, current)
             await self._store.update_snapshot(current, self._clock())
-        await self._publisher.refresh(interaction_id)
+        await self._publisher.refresh_soon_by_id(interaction_id)
         tracked = await self._store.get(interaction_id)
         if current is None or tracked is None:
             return DecisionOutcome(

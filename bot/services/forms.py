@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
+
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
-from bot.slack.gateway import SlackGateway
+from bot.slack.gateway import VIEW_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.modals import ReasonIntent, render_notice_modal, render_reason_modal
 from bot.slack.render.question_modal import render_question_modal
@@ -30,6 +32,8 @@ from bot.store import Store, TrackedInteraction
 log = logging.getLogger(__name__)
 
 NOT_WAITING_TITLE = "Nothing to answer"
+TOO_LARGE_TITLE = "Too large for Slack"
+TOO_LARGE_TEXT = "This form is too large for Slack to show. Please answer it in Novo."
 READ_REUSE_SECONDS = 1.0
 
 
@@ -93,13 +97,27 @@ class FormService:
         tracked, notice = await self._waiting(interaction_id)
         view = notice if tracked is None else render_reason_modal(tracked.snapshot, intent)
         assert view is not None
-        await self._slack.open_view(trigger_id, view)
+        await self._open(trigger_id, view)
 
     async def open_answer_modal(self, trigger_id: str, interaction_id: str) -> None:
         tracked, notice = await self._waiting(interaction_id)
         view = notice if tracked is None else render_question_modal(tracked.snapshot, 0)
         assert view is not None
-        await self._slack.open_view(trigger_id, view)
+        await self._open(trigger_id, view)
+
+    async def _open(self, trigger_id: str, view: dict[str, Any]) -> None:
+        """Open `view`; one Slack refuses as too large becomes a notice saying so
+        (the same view would be refused on every click)."""
+        try:
+            await self._slack.open_view(trigger_id, view)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error not in VIEW_REFUSED_ERRORS:
+                raise
+            log.warning("Slack refused a %s view (%s); opening a notice", view.get("type"), error)
+            await self._slack.open_view(
+                trigger_id, render_notice_modal(TOO_LARGE_TITLE, TOO_LARGE_TEXT)
+            )
 
     async def input_viewer(self, interaction_id: str, page: int) -> dict[str, Any]:
         """The viewer shows the input even after the decision: it is a record, not a form."""
@@ -110,7 +128,7 @@ class FormService:
         return render_input_viewer(tracked.snapshot, max(0, min(page, last)))
 
     async def open_input_viewer(self, trigger_id: str, interaction_id: str) -> None:
-        await self._slack.open_view(trigger_id, await self.input_viewer(interaction_id, 0))
+        await self._open(trigger_id, await self.input_viewer(interaction_id, 0))
 
     async def show_input_page(self, view_id: str, interaction_id: str, page: int) -> None:
         await self._slack.update_view(view_id, await self.input_viewer(interaction_id, page))

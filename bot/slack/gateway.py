@@ -40,6 +40,10 @@ SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
 HISTORY_PAGE = 15  # Slack's cap for non-Marketplace apps
 NAME_LOOKUP_SECONDS = 2.0  # a slow users.info must not hold a decision back
+# Slack's answers for a payload it will never take as it is: retrying it unchanged
+# would fail forever, so callers send a smaller form instead.
+MESSAGE_REFUSED_ERRORS = frozenset({"msg_blocks_too_long", "invalid_blocks"})
+VIEW_REFUSED_ERRORS = frozenset({"invalid_arguments", "invalid_blocks", "view_too_large"})
 # Methods that create something: a retry after a lost answer could create it twice.
 NOT_IDEMPOTENT = frozenset({"chat.postMessage"})
 

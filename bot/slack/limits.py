@@ -8,6 +8,9 @@ Source: Slack's Block Kit reference (see SLACK-FACTS in the project docs).
 MESSAGE_BLOCKS = 50
 MODAL_BLOCKS = 100
 MESSAGE_TOTAL_TEXT = 12_000  # undocumented: `msg_blocks_too_long` beyond it
+# What our renderers allow themselves: Slack's count is not quite ours (escapes,
+# emoji), so a message kept near 12,000 by our count can still be refused.
+MESSAGE_TEXT_BUDGET = 10_500
 MESSAGE_FALLBACK_TEXT = 40_000
 SECTION_TEXT = 3_000
 SECTION_FIELDS = 10

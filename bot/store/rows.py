@@ -90,7 +90,7 @@ def tracked(row: RowMapping) -> TrackedInteraction:
         id=row["id"],
         kind=row["kind"],
         state=cast(MessageState, row["state"]),
-        snapshot=Interaction.model_validate(load_record(row["snapshot"])),
+        snapshot=Interaction.from_wire(load_record(row["snapshot"])),
         channel=row["channel"],
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],

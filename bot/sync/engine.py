@@ -30,7 +30,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
+from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import Interaction
@@ -62,10 +62,11 @@ class ListingError(NovoError):
 
 @dataclass
 class PollReport:
+    """What one poll found and queued (sends happen on the lanes, after the poll)."""
+
     pending: int = 0
-    posted: list[str] = field(default_factory=list)
+    queued_posts: list[str] = field(default_factory=list)
     finalized: list[str] = field(default_factory=list)
-    updated: int = 0
     errors: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
 
@@ -128,15 +129,19 @@ class SyncEngine:
             [partial(self._guarded, t.id, report, self._finalize, t, report) for t in left]
         )
         for tracked in await self._store.out_of_step():
-            await self._guarded(tracked.id, report, self._refresh_counted, tracked.id, report)
+            self._publisher.refresh_soon(tracked.id, tracked.channel)
         return report
 
     async def refresh_open(self) -> int:
-        """Re-render every open message (countdowns); only changed ones are sent."""
-        report = PollReport()
-        for tracked in await self._store.open_interactions():
-            await self._guarded(tracked.id, report, self._refresh_counted, tracked.id, report)
-        return report.updated
+        """Queue a cosmetic re-render of every open message (countdowns).
+
+        Only a message whose words changed is sent, and those wait their turn
+        in the update budget behind anything that shows a decision or an ending.
+        """
+        open_now = await self._store.open_interactions()
+        for tracked in open_now:
+            self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
+        return len(open_now)
 
     async def _list_pending(self) -> list[Interaction | UnreadableRecord]:
         """Every pending record, or ListingError past the deadline or the page cap."""
@@ -179,8 +184,8 @@ class SyncEngine:
     async def _guarded(
         self,
         interaction_id: str,
-        report: PollReport,
-        step: Callable[..., Awaitable[None]],
+        report: PollReport | None,
+        step: Callable[..., Awaitable[object]],
         *args: object,
     ) -> None:
         """Run one interaction's step; a failure holds that interaction back, nothing else."""
@@ -194,7 +199,8 @@ class SyncEngine:
             delay = min(HOLD_MAX_SECONDS, HOLD_BASE_SECONDS * 2 ** (failures - 1))
             self._held[interaction_id] = _Hold(failures, time.monotonic() + delay)
             INTERACTION_FAILURES.inc()
-            report.errors.append(f"{interaction_id}: {exc!r}")
+            if report is not None:
+                report.errors.append(f"{interaction_id}: {exc!r}")
             log.warning(
                 "handling %s failed (%r); it waits %.0fs, the rest go on",
                 interaction_id,
@@ -224,27 +230,29 @@ class SyncEngine:
             return
         tracked = await self._store.get(interaction.id)
         if tracked is not None:
-            # claimed just now by this call: no message can exist yet, post at once
-            await self._post(tracked, report)
+            # claimed just now by this call: no message can exist yet, so its lane posts
+            # without looking first
+            self._publisher.post_soon(
+                tracked, partial(self._guarded, tracked.id, None, self._publisher.post, tracked)
+            )
+            report.queued_posts.append(tracked.id)
 
     async def _post_unposted(self, report: PollReport) -> None:
         for tracked in await self._store.unposted():
-            await self._guarded(tracked.id, report, self._reconcile_or_post, tracked, report)
+            self._publisher.post_soon(
+                tracked, partial(self._guarded, tracked.id, None, self._reconcile_or_post, tracked)
+            )
 
-    async def _reconcile_or_post(self, tracked: TrackedInteraction, report: PollReport) -> None:
+    async def _reconcile_or_post(self, tracked: TrackedInteraction) -> None:
         """A claim without a recorded ts: look for the message before posting again."""
         since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
         ts = await self._publisher.find_posted(tracked, since)
         if ts is None:
-            await self._post(tracked, report)
+            await self._publisher.post(tracked)
             return
         await self._store.mark_posted(tracked.id, ts, "", self._clock())
         log.info("reconciled %s with its existing message %s", tracked.id, ts)
-        await self._refresh_counted(tracked.id, report)
-
-    async def _post(self, tracked: TrackedInteraction, report: PollReport) -> None:
-        await self._publisher.post(tracked)
-        report.posted.append(tracked.id)
+        self._publisher.refresh_soon(tracked.id, tracked.channel)
 
     async def _follow(
         self, known: TrackedInteraction, interaction: Interaction, report: PollReport
@@ -253,7 +261,7 @@ class SyncEngine:
         if known.snapshot.to_wire() == interaction.to_wire():
             return
         await self._store.update_snapshot(interaction, self._clock())
-        await self._refresh_counted(interaction.id, report)
+        self._publisher.refresh_soon(interaction.id, known.channel)
 
     async def _finalize(self, tracked: TrackedInteraction, report: PollReport) -> None:
         try:
@@ -262,11 +270,8 @@ class SyncEngine:
             await self._store.mark_gone(tracked.id, self._clock())
             current = None
         if current is not None:
+            observe_final(tracked.snapshot, current)
             await self._store.update_snapshot(current, self._clock())
         await self._store.drop_drafts_for(tracked.id)  # nobody can submit those forms now
         report.finalized.append(tracked.id)
-        await self._refresh_counted(tracked.id, report)
-
-    async def _refresh_counted(self, interaction_id: str, report: PollReport) -> None:
-        if await self._publisher.refresh(interaction_id):
-            report.updated += 1
+        self._publisher.refresh_soon(tracked.id, tracked.channel)

@@ -10,23 +10,73 @@ a click never race on the same `chat.update`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
+from typing import TypeVar
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
-from bot.slack.gateway import SlackGateway
+from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
+from bot.slack.render.compact import compact_message
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.message import fingerprint, render_message
 from bot.store import Store, TrackedInteraction
+from bot.sync.lanes import Send, SendKind, SendLanes
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 
 class MessagePublisher:
-    def __init__(self, store: Store, slack: SlackGateway, clock: Clock) -> None:
+    def __init__(
+        self, store: Store, slack: SlackGateway, clock: Clock, lanes: SendLanes | None = None
+    ) -> None:
         self._store = store
         self._slack = slack
         self._clock = clock
+        self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
+
+    # ------------------------------------------------------------------ queuing (never waits)
+
+    def post_soon(self, tracked: TrackedInteraction, send: Send) -> None:
+        """Queue a post on its channel's lane; soonest-expiring posts go first."""
+        expires = tracked.snapshot.expires_at
+        self.lanes.submit(
+            tracked.channel,
+            SendKind.POST,
+            tracked.id,
+            send,
+            expires_at=expires.timestamp() if expires is not None else None,
+        )
+
+    def refresh_soon(self, interaction_id: str, channel: str, *, urgent: bool = True) -> None:
+        """Queue a re-render; `urgent` for a decision, an ending or a changed deadline."""
+        kind = SendKind.URGENT_UPDATE if urgent else SendKind.COSMETIC_UPDATE
+        self.lanes.submit(
+            channel, kind, interaction_id, partial(self.refresh_quietly, interaction_id)
+        )
+
+    async def refresh_soon_by_id(self, interaction_id: str) -> None:
+        """`refresh_soon` for a caller that knows only the id (a click, a redelivery)."""
+        tracked = await self._store.get(interaction_id)
+        if tracked is not None and tracked.ts is not None:
+            self.refresh_soon(interaction_id, tracked.channel)
+
+    async def refresh_quietly(self, interaction_id: str) -> None:
+        """A refresh whose failure is logged, not raised: the store still marks the
+        message out of step, so the next poll queues it again."""
+        try:
+            await self.refresh(interaction_id)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else repr(exc)
+            log.warning("updating the message for %s failed: %s", interaction_id, error)
+
+    # ------------------------------------------------------------------ sending
 
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         queued = await self._store.open_decision(tracked.id)
@@ -48,11 +98,34 @@ class MessagePublisher:
         async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
             digest = fingerprint(message)
-            ts = await self._slack.post_message(tracked.channel, message)
+            ts = await self._fitting(
+                tracked.id, message, partial(self._slack.post_message, tracked.channel)
+            )
             await self._store.mark_posted(tracked.id, ts, digest, self._clock())
             MESSAGES_POSTED.inc()
             log.info("posted %s to %s at %s", tracked.id, tracked.channel, ts)
             return ts
+
+    async def _fitting(
+        self,
+        interaction_id: str,
+        message: RenderedMessage,
+        send: Callable[[RenderedMessage], Awaitable[T]],
+    ) -> T:
+        """Send `message`; if Slack refuses it as too long, send its compact form instead
+        (the same payload would be refused forever)."""
+        try:
+            return await send(message)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error not in MESSAGE_REFUSED_ERRORS:
+                raise
+            log.warning(
+                "Slack refused the message for %s (%s); sending its compact form",
+                interaction_id,
+                error,
+            )
+            return await send(compact_message(message, interaction_id))
 
     async def find_posted(self, tracked: TrackedInteraction, since: datetime | None) -> str | None:
         """The ts of a message already posted for it (crash window), found by metadata."""
@@ -69,7 +142,13 @@ class MessagePublisher:
             if digest == tracked.rendered_hash:
                 await self._store.set_rendered_hash(interaction_id, digest)
                 return False
-            await self._slack.update_message(tracked.channel, tracked.ts, message)
+            await self._fitting(
+                interaction_id,
+                message,
+                partial(self._slack.update_message, tracked.channel, tracked.ts),
+            )
+            # the full render's hash, even when the compact form went: it changes only
+            # when what the message should show changes, so nothing is re-sent in a loop
             await self._store.set_rendered_hash(interaction_id, digest)
             MESSAGES_UPDATED.inc()
             log.info("updated message for %s (%s)", interaction_id, tracked.snapshot.status)

@@ -115,6 +115,19 @@ class Loop:
         response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
         assert response.status_code < 300, response.text
 
+    async def restart(self, **changes: Any) -> Bridge:
+        """Stop the bridge and start it again (with these settings changed), as a
+        deploy would; Slack's payloads then go to the new one."""
+        await self.bridge.stop()
+        await self.driver.aclose()
+        if changes:
+            self.settings = self.settings.model_copy(update=changes)
+        self.bridge = fast_bridge(self.settings)
+        await self.bridge.start()
+        assert self.bridge.url is not None
+        self.driver = SlackDriver(self.bridge.url, SIGNING_SECRET, self.slack)
+        return self.bridge
+
     async def serve_raw(self, *records: Any, listed: bool = True) -> None:
         """Have Novo list these records verbatim (malformed, unknown kinds, hostile);
         `listed=False`: only answer GET by id with them (records that left the list)."""
@@ -172,8 +185,11 @@ def _block_text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+POST_RATE = 50.0  # scenarios post a handful at once; pacing has tests of its own
+
+
 def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
-    return local_bridge_settings(
+    settings = local_bridge_settings(
         sim,
         slack,
         db,
@@ -182,6 +198,7 @@ def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
         channel=CHANNEL,
         poll_seconds=POLL_SECONDS,
     )
+    return settings.model_copy(update={"post_rate": POST_RATE})
 
 
 def fast_bridge(settings: Settings) -> Bridge:
@@ -207,4 +224,4 @@ async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
             yield scenario
         finally:
             await scenario.bridge.stop()  # a scenario may have restarted it
-            await driver.aclose()
+            await scenario.driver.aclose()

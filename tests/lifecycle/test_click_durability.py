@@ -84,7 +84,5 @@ async def test_every_acked_click_reaches_novo_once_across_kill_9(world: World) -
         assert record["decision"] == "allow"
         assert record["reason"] == "Approved in Slack by Ada Lovelace (U0ADA)"
         path = f"/v1/interactions/{interaction_id}/resolve"
-        applied = [
-            r for r in await world.sim_log() if r["path"] == path and r["status"] == 200
-        ]
+        applied = [r for r in await world.sim_log() if r["path"] == path and r["status"] == 200]
         assert len(applied) == 1, f"{interaction_id} resolved {len(applied)} times"
