@@ -41,6 +41,9 @@ check: $(STAMP)  ## is everything `run` needs in place? one ✓/✗ line each
 bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL (else skipped)
 	$(BIN)/python -m bench.latency
 	$(BIN)/python -m bench.poll_cost
+	$(BIN)/python -m bench.poll_cpu
+	$(BIN)/python -m bench.burst
+	$(BIN)/python -m bench.forms
 	$(BIN)/python -m bench.failover
 	$(BIN)/python -m bench.clicks
 

@@ -74,6 +74,8 @@ class Settings(LogSettings):
     # Slack's own limits, with room: ~1 post per second per channel, Tier 3 for chat.update
     post_rate: float = Field(default=1.0, alias="NOVO_SLACK_POST_RATE", gt=0, le=100)
     update_rate: float = Field(default=50.0, alias="NOVO_SLACK_UPDATE_RATE", gt=0, le=1000)
+    # the policy file (YAML): agents' names, links; none means every default
+    config_path: Path | None = Field(default=None, alias="NOVO_SLACK_CONFIG")
 
     @field_validator("slack_bot_token")
     @classmethod

@@ -28,6 +28,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 
 from bot.novo.models import TIMEOUT_REASON
+from bot.slack.gateway import method_of
 
 if TYPE_CHECKING:  # the Novo client counts its calls here: keep this module light to import
     from bot.novo.models import Interaction
@@ -149,7 +150,7 @@ class SlackCallCounter(AsyncRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        method = request.url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        method = method_of(request)
         SLACK_CALLS.labels(method, _slack_error(response, error)).inc()
         return False
 

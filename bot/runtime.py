@@ -24,10 +24,11 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot import __version__
 from bot.clock import Clock, utc_now
-from bot.config import Settings
+from bot.config import Settings, SettingsError
 from bot.health import Check, Running, add_health_routes
 from bot.metrics import install_slack_counter
 from bot.novo.client import NovoClient
+from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
 from bot.slack.app import build_bolt_app
@@ -76,6 +77,7 @@ class Bridge:
         self._scheduler: AsyncIOScheduler | None = None
         self._in_flight = InFlight()
         self.identity: SlackIdentity | None = None
+        self.policy = PolicyFile()
         self.services: Services | None = None
         self.jobs: BridgeJobs | None = None
         self.url: str | None = None
@@ -91,6 +93,10 @@ class Bridge:
 
     async def _start(self) -> None:
         settings = self.settings
+        try:  # a policy file with a mistake is a setting that is wrong: exit 2, one line
+            self.policy = load_policy(settings.config_path)
+        except PolicyError as exc:
+            raise SettingsError(f"NOVO_SLACK_CONFIG: {exc}") from None
         self._store = store = await _open_store(settings)
         released = await store.release_leases(self._clock())
         if released:
@@ -121,6 +127,7 @@ class Bridge:
             redelivery_base=self._redelivery_base,
             post_rate=settings.post_rate,
             update_rate=settings.update_rate,
+            policy=self.policy,
         )
         signing_secret = settings.slack_signing_secret.get_secret_value()
         app = build_bolt_app(

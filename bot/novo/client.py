@@ -158,6 +158,24 @@ class NovoClient:
 
         return Pager(fetch)
 
+    def list_raw(
+        self, *, status: InteractionStatus | None = None, limit: int | None = None
+    ) -> Pager[Any]:
+        """Pages of records exactly as received, none parsed: for a caller that parses
+        only what it has not seen before (`records.parse_record` parses one)."""
+        filters: dict[str, str | int] = {}
+        if status is not None:
+            filters["status"] = status
+        if limit is not None:
+            filters["limit"] = limit
+
+        async def fetch(cursor: str | None) -> Page[Any]:
+            params = dict(filters) if cursor is None else {**filters, "cursor": cursor}
+            data = await self._request("GET", f"{API_PREFIX}/interactions", params=params)
+            return _parse(Page[Any], data, "a page of interactions")
+
+        return Pager(fetch)
+
     def list_records(
         self,
         *,

@@ -37,7 +37,8 @@ ListedRecord = Interaction | UnreadableRecord
 
 def parse_record(data: Any) -> ListedRecord:
     """One listed record as an `Interaction`, or why it is not one."""
-    record_id = _id_of(data)
+    full_id = id_of(data)
+    record_id = full_id[:ID_SHOWN_CHARS] if full_id else None  # echoed into logs and metrics
     try:
         return Interaction.from_wire(data)
     except ValidationError as exc:
@@ -49,10 +50,9 @@ def parse_record(data: Any) -> ListedRecord:
         return UnreadableRecord(record_id, f"unreadable: {type(exc).__name__}")
 
 
-def _id_of(data: Any) -> str | None:
+def id_of(data: Any) -> str | None:
+    """A listed record's id, if it has a usable one."""
     if not isinstance(data, dict):
         return None
     value = data.get("id")
-    if not isinstance(value, str) or not value:
-        return None
-    return value[:ID_SHOWN_CHARS]
+    return value if isinstance(value, str) and value else None

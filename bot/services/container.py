@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.novo.client import NovoClient
+from bot.policy.file import PolicyFile
 from bot.services.approvals import ApprovalService
 from bot.services.decisions import DecisionService
 from bot.services.forms import FormService
@@ -45,9 +46,10 @@ class Services:
         redelivery_base: float = 1.0,
         post_rate: float = 1.0,
         update_rate: float = 50.0,
+        policy: PolicyFile | None = None,
     ) -> Services:
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
-        publisher = MessagePublisher(store, slack, clock, lanes)
+        publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
             store,
             novo,

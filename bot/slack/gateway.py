@@ -48,8 +48,9 @@ VIEW_REFUSED_ERRORS = frozenset({"invalid_arguments", "invalid_blocks", "view_to
 NOT_IDEMPOTENT = frozenset({"chat.postMessage"})
 
 
-def _method_of(request: HttpRequest) -> str:
-    return request.url.rstrip("/").rsplit("/", 1)[-1]
+def method_of(request: HttpRequest) -> str:
+    """The Web API method a request calls (`chat.postMessage`), from its URL."""
+    return request.url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 class _IdempotentOnly(AsyncRetryHandler):
@@ -67,7 +68,7 @@ class _IdempotentOnly(AsyncRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        if _method_of(request) in NOT_IDEMPOTENT:
+        if method_of(request) in NOT_IDEMPOTENT:
             return False
         return await self._inner._can_retry_async(
             state=state, request=request, response=response, error=error

@@ -1,6 +1,7 @@
 """Durable state of the bridge: which message shows which interaction, and decisions in flight."""
 
 from bot.store.errors import StoreLockedError, StoreOpenError
+from bot.store.records import dump_record as stored_form
 from bot.store.repository import Store
 from bot.store.rows import QueuedDecision, TrackedInteraction, TrackedMessage
 
@@ -11,4 +12,5 @@ __all__ = [
     "StoreOpenError",
     "TrackedInteraction",
     "TrackedMessage",
+    "stored_form",
 ]

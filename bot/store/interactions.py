@@ -8,6 +8,7 @@ check-then-act.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import and_, or_, select, update
@@ -32,6 +33,8 @@ _PRIMARY_COLUMNS = (
 
 
 _TRACKED = select(interactions, *_PRIMARY_COLUMNS).join(messages, _primary)
+_WITH_CHANNEL_MESSAGE = interactions.join(messages, _primary)
+ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 
 
 class InteractionQueries(StoreBase):
@@ -198,6 +201,31 @@ class InteractionQueries(StoreBase):
         )
         rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
         return [tracked(r) for r in rows]
+
+    async def open_snapshots(self) -> dict[str, str]:
+        """Each open interaction's stored record as JSON text, by id: what a poll compares
+        with what Novo lists, without parsing a thousand records it has seen before."""
+        query = (
+            select(interactions.c.id, interactions.c.snapshot)
+            .select_from(_WITH_CHANNEL_MESSAGE)
+            .where(
+                interactions.c.status == "pending",
+                interactions.c.gone.is_(False),
+                messages.c.state == "posted",
+            )
+        )
+        return {str(r["id"]): str(r["snapshot"]) for r in await self._all(query)}
+
+    async def tracked_among(self, ids: Collection[str]) -> set[str]:
+        """Which of `ids` the bridge already tracks (a poll asks about what Novo listed,
+        never loads every id it ever saw)."""
+        found: set[str] = set()
+        wanted = list(ids)
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            query = select(interactions.c.id).where(interactions.c.id.in_(chunk))
+            found.update(str(r["id"]) for r in await self._all(query))
+        return found
 
     async def tracked_ids(self) -> set[str]:
         return {str(r["id"]) for r in await self._all(select(interactions.c.id))}

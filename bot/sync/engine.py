@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -34,8 +35,8 @@ from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import Interaction
-from bot.novo.records import UnreadableRecord
-from bot.store import Store, TrackedInteraction
+from bot.novo.records import UnreadableRecord, id_of, parse_record
+from bot.store import Store, TrackedInteraction, stored_form
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
 
@@ -106,27 +107,38 @@ class SyncEngine:
     # ------------------------------------------------------------------ polling
 
     async def poll_once(self) -> PollReport:
-        """One full pass. Raises NovoError when the pending list cannot be read."""
+        """One full pass. Raises NovoError when the pending list cannot be read.
+
+        Most polls find the same records as the last one: a listed record whose
+        stored form equals what is stored for it is not even parsed, so a poll
+        over a thousand waiting interactions costs little more than reading them.
+        """
         report = PollReport()
         listed = await self._list_pending()
-        pending = [r for r in listed if isinstance(r, Interaction)]
-        self._note_unreadable([r for r in listed if isinstance(r, UnreadableRecord)], report)
-        report.pending = len(pending)
-        # an unreadable record with an id is still listed: never finalize it for that
-        still_listed = {i.id for i in pending} | set(report.unreadable)
         await self._post_unposted(report)
-        tracked_ids = await self._store.tracked_ids()
-        open_now = {t.id: t for t in await self._store.open_interactions()}
-        for interaction in pending:
-            if interaction.id not in tracked_ids:
-                await self._guarded(interaction.id, report, self._post_new, interaction, report)
-            elif (known := open_now.get(interaction.id)) is not None:
-                await self._guarded(
-                    interaction.id, report, self._follow, known, interaction, report
-                )
-        left = [t for t in open_now.values() if t.id not in still_listed]
+        stored = await self._store.open_snapshots()
+        listed_ids = {rid for raw in listed if (rid := id_of(raw)) is not None}
+        known = await self._store.tracked_among(listed_ids)
+        unreadable: list[UnreadableRecord] = []
+        for raw in listed:
+            rid = id_of(raw)
+            if rid is not None and rid in stored and stored_form(raw) == stored[rid]:
+                report.pending += 1
+                continue  # unchanged since the last poll
+            record = parse_record(raw)
+            if isinstance(record, UnreadableRecord):
+                unreadable.append(record)
+                continue
+            report.pending += 1
+            if record.id not in known:
+                await self._guarded(record.id, report, self._post_new, record, report)
+            elif record.id in stored:
+                await self._guarded(record.id, report, self._follow, record)
+        self._note_unreadable(unreadable, report)
+        # a record still listed, readable or not, has not ended: never finalize it
+        left = [i for i in stored if i not in listed_ids]
         await self._bounded(
-            [partial(self._guarded, t.id, report, self._finalize, t, report) for t in left]
+            [partial(self._guarded, i, report, self._finalize_id, i, report) for i in left]
         )
         for tracked in await self._store.out_of_step():
             self._publisher.refresh_soon(tracked.id, tracked.channel)
@@ -143,13 +155,13 @@ class SyncEngine:
             self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
         return len(open_now)
 
-    async def _list_pending(self) -> list[Interaction | UnreadableRecord]:
-        """Every pending record, or ListingError past the deadline or the page cap."""
-        records: list[Interaction | UnreadableRecord] = []
+    async def _list_pending(self) -> list[Any]:
+        """Every pending record as received, or ListingError past the deadline or page cap."""
+        records: list[Any] = []
         pages = 0
         try:
             async with asyncio.timeout(self._list_deadline):
-                pager = self._novo.list_records(status="pending", limit=LIST_PAGE_SIZE)
+                pager = self._novo.list_raw(status="pending", limit=LIST_PAGE_SIZE)
                 async for page in pager.pages():
                     pages += 1
                     records.extend(page.data)
@@ -254,14 +266,17 @@ class SyncEngine:
         log.info("reconciled %s with its existing message %s", tracked.id, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)
 
-    async def _follow(
-        self, known: TrackedInteraction, interaction: Interaction, report: PollReport
-    ) -> None:
-        """A tracked interaction still pending: show what changed (e.g. expiresAt moved)."""
-        if known.snapshot.to_wire() == interaction.to_wire():
-            return
+    async def _follow(self, interaction: Interaction) -> None:
+        """A tracked interaction still pending changed: show it (e.g. expiresAt moved)."""
         await self._store.update_snapshot(interaction, self._clock())
-        self._publisher.refresh_soon(interaction.id, known.channel)
+        tracked = await self._store.get(interaction.id)
+        if tracked is not None:
+            self._publisher.refresh_soon(interaction.id, tracked.channel)
+
+    async def _finalize_id(self, interaction_id: str, report: PollReport) -> None:
+        tracked = await self._store.get(interaction_id)
+        if tracked is not None:
+            await self._finalize(tracked, report)
 
     async def _finalize(self, tracked: TrackedInteraction, report: PollReport) -> None:
         try:

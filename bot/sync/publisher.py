@@ -20,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
+from bot.policy.file import PolicyFile
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.compact import compact_message
 from bot.slack.render.context import MessageContext, RenderedMessage
@@ -34,11 +35,17 @@ log = logging.getLogger(__name__)
 
 class MessagePublisher:
     def __init__(
-        self, store: Store, slack: SlackGateway, clock: Clock, lanes: SendLanes | None = None
+        self,
+        store: Store,
+        slack: SlackGateway,
+        clock: Clock,
+        lanes: SendLanes | None = None,
+        policy: PolicyFile | None = None,
     ) -> None:
         self._store = store
         self._slack = slack
         self._clock = clock
+        self._policy = policy or PolicyFile()
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
 
     # ------------------------------------------------------------------ queuing (never waits)
@@ -85,6 +92,8 @@ class MessagePublisher:
             decided_in_slack=tracked.decided_in_slack,
             queued=queued.decision if queued and tracked.snapshot.is_pending else None,
             gone=tracked.gone,
+            agent_names=self._policy.agents,
+            run_link_template=self._policy.links.run,
         )
         return render_message(tracked.snapshot, ctx)
 

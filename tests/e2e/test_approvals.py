@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
@@ -194,3 +196,19 @@ async def test_health_and_metrics_endpoints(loop: Loop) -> None:
 
     metrics = await wait_until(delivered_counted, message="delivered decision counted")
     assert "novo_slack_messages_posted_total" in metrics
+
+
+async def test_the_policy_file_names_agents_and_links_runs(loop: Loop, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text(
+        'agents:\n  agt_release: "Release bot"\n'
+        'links:\n  run: "https://novo.example.com/runs/{runId}"\n',
+        encoding="utf-8",
+    )
+    await loop.restart(config_path=policy)
+    created = await loop.create("approval_request", agentId="agt_release", runId="run_42")
+    ts = await loop.shown(created["id"])
+    shown = await loop.shows(ts, "Release bot")
+    assert "<https://novo.example.com/runs/run_42|" in shown
+    message = loop.slack.message(CHANNEL, ts)
+    assert "Release bot" in message.text  # the notification names it too

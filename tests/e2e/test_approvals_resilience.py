@@ -6,29 +6,9 @@ import asyncio
 import sqlite3
 import time
 
-from bot.runtime import Bridge
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop, fast_bridge
 from tests.support import wait_until
-
-
-def _posts(loop: Loop) -> list[str]:
-    """Interaction ids of every message successfully posted, in order."""
-    return [
-        c.args["metadata"]["event_payload"]["interaction_id"]
-        if isinstance(c.args.get("metadata"), dict)
-        else str(c.args.get("metadata"))
-        for c in loop.slack.calls("chat.postMessage")
-        if c.ok
-    ]
-
-
-async def _restart(loop: Loop) -> Bridge:
-    await loop.bridge.stop()
-    bridge = fast_bridge(loop.settings)
-    await bridge.start()
-    loop.bridge = bridge
-    return bridge
 
 
 async def test_restart_neither_duplicates_nor_forgets(loop: Loop) -> None:
@@ -50,7 +30,7 @@ async def test_restart_neither_duplicates_nor_forgets(loop: Loop) -> None:
     tracked = await loop.tracked(before[0]["id"])
     assert tracked is not None and tracked.ts is not None
     await loop.shows(tracked.ts, "outside Slack")
-    posted = _posts(loop)
+    posted = loop.posted_ids()
     assert sorted(posted) == sorted(c["id"] for c in before + during)
 
 
@@ -69,7 +49,7 @@ async def test_crash_between_post_and_record_is_reconciled_not_reposted(loop: Lo
     await bridge.start()
     loop.bridge = bridge
     ts = await loop.posted(created["id"])
-    assert _posts(loop) == [created["id"]]
+    assert loop.posted_ids() == [created["id"]]
     assert loop.slack.message(CHANNEL, ts) is not None
 
 
@@ -183,4 +163,4 @@ async def test_slack_rate_limit_delays_but_loses_no_message(loop: Loop) -> None:
     await loop.posted(created["id"], timeout=15)
     limited = [c for c in loop.slack.calls("chat.postMessage") if c.status == 429]
     assert len(limited) == 2
-    assert _posts(loop) == [created["id"]]
+    assert loop.posted_ids() == [created["id"]]

@@ -42,6 +42,7 @@ _OUR_NAMES = (
     "NOVO_SLACK_HOST",
     "NOVO_SLACK_LOG_LEVEL",
     "NOVO_SLACK_LOG_FORMAT",
+    "NOVO_SLACK_CONFIG",
 )
 _LISTENING = re.compile(r"listening for Slack on (http://\S+?)/slack/events")
 

@@ -115,3 +115,11 @@ async def test_a_second_process_on_one_sqlite_file_refuses_to_start(world: World
     db = Path(world.env["NOVO_SLACK_DB"])
     for private in (db, db.with_name(db.name + "-wal")):
         assert private.stat().st_mode & 0o777 == 0o600, private  # tool inputs, reasons, names
+
+
+async def test_a_mistake_in_the_policy_file_is_named_at_start(world: World, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text("links:\n  run: ftp://novo/{runId}\n", encoding="utf-8")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
+    line = await _one_line_failure(bridge, 2)
+    assert line == ("NOVO_SLACK_CONFIG: policy.yml: links.run: must be an http(s) URL template")

@@ -1,0 +1,1 @@
+"""The organisation's policy file (`NOVO_SLACK_CONFIG`): how agents are named, what links."""
