@@ -1,18 +1,19 @@
-"""CPU seconds one steady-state poll costs the bridge, with N interactions waiting.
+"""CPU seconds a steady-state poll costs the bridge, and its memory, with N waiting.
 
-The simulator runs in a process of its own, so the figure is the bridge's
-(plus the idle local Slack beside it): listing every page, comparing each
-record with the stored one, and finding nothing to send. Also prints the
-process's resident memory with that many interactions tracked.
+The bridge runs as `novo-slack run` in a process of its own (the simulator
+and the local Slack live in this one), so its CPU time and resident memory
+are read from /proc for that process alone. After every interaction is
+posted, the bridge is left to poll on its own for `--window` seconds; the
+CPU it used, divided by the polls Novo saw in that time, is the cost of one
+poll interval (the other timed jobs included).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import resource
+import os
 import socket
-import statistics
 import sys
 import tempfile
 import time
@@ -21,11 +22,12 @@ from pathlib import Path
 import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET, checking, wait_for
-from bot.demo.stack import local_bridge_settings
 from bot.localslack.server import start_local_slack
-from bot.runtime import Bridge
+from bot.sim.server import start_sim
 
-SAMPLES = 7
+POLL_SECONDS = 1.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+LIST_PATH = "/v1/interactions"
 
 
 def _free_port() -> int:
@@ -34,89 +36,84 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class _SimAt:
-    def __init__(self, url: str) -> None:
-        self.url = url
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
 
 
-async def _sim_ready(http: httpx.AsyncClient, url: str) -> None:
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            await http.get(f"{url}/_sim/faults")
-            return
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.05)
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
-async def measure(pending: int) -> None:
-    port = _free_port()
-    sim = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *("-m", "bot", "sim", "--port", str(port), "--api-key", API_KEY),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx.AsyncClient(timeout=30) as http:
-            await _sim_ready(http, url)
-            for _ in range(pending):
-                body = {"kind": "approval_request", "expiresInSeconds": 86_400}
-                await http.post(f"{url}/_sim/interactions", json=body)
-            with tempfile.TemporaryDirectory() as tmp:
-                async with await start_local_slack() as slack:
-                    settings = local_bridge_settings(
-                        _SimAt(url),  # type: ignore[arg-type]
-                        slack,
-                        Path(tmp) / "bench.db",
-                        signing_secret=SIGNING_SECRET,
-                        api_key=API_KEY,
-                        channel=CHANNEL,
-                        poll_seconds=3600.0,
-                    ).model_copy(update={"post_rate": 100.0})
-                    bridge = Bridge(settings, host="127.0.0.1")
-                    await bridge.start()
-                    try:
-                        await _steady(bridge, pending)
-                    finally:
-                        await bridge.stop()
-    finally:
-        sim.terminate()
-        await sim.wait()
-
-
-async def _steady(bridge: Bridge, pending: int) -> None:
-    jobs, services = bridge.jobs, bridge.services
-    assert jobs is not None and services is not None
-    await wait_for(checking(lambda: jobs.leading or None), within=10, what="the poller lease")
-    began = time.monotonic()
-    await jobs.poll()
-    await services.publisher.lanes.idle()
-    first = time.monotonic() - began
-    cpu: list[float] = []
-    wall: list[float] = []
-    for _ in range(SAMPLES):
-        c, w = time.process_time(), time.monotonic()
-        await jobs.poll()
-        await services.publisher.lanes.idle()
-        cpu.append(time.process_time() - c)
-        wall.append(time.monotonic() - w)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"novo-slack poll CPU: {pending} pending (simulator in its own process)")
-    print(f"  first poll (posts them all)      {first:>8.2f} s wall")
-    print(f"  steady poll, CPU (median, max)   {statistics.median(cpu):>8.3f} s  {max(cpu):.3f} s")
-    print(f"  steady poll, wall (median)       {statistics.median(wall):>8.3f} s")
-    print(f"  peak resident memory             {rss_mb:>8.0f} MB")
+async def measure(pending: int, window: float) -> None:
+    async with (
+        await start_sim(api_key=API_KEY) as sim,
+        await start_local_slack() as slack,
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        for _ in range(pending):
+            body = {"kind": "approval_request", "expiresInSeconds": 86_400}
+            await http.post(f"{sim.url}/_sim/interactions", json=body)
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {
+                **os.environ,
+                "SLACK_BOT_TOKEN": slack.bot_token,
+                "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                "SLACK_API_URL": slack.api_url,
+                "NOVO_API_URL": sim.url,
+                "NOVO_API_KEY": API_KEY,
+                "NOVO_SLACK_CHANNEL": CHANNEL,
+                "NOVO_SLACK_DB": str(Path(tmp) / "bench.db"),
+                "NOVO_SLACK_PORT": str(_free_port()),
+                "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS),
+                "NOVO_SLACK_POST_RATE": "100",
+                "NOVO_SLACK_LOG_LEVEL": "WARNING",
+            }
+            bridge = await asyncio.create_subprocess_exec(
+                sys.executable,
+                *("-m", "bot", "run"),
+                env=env,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            try:
+                began = time.monotonic()
+                await wait_for(
+                    checking(lambda: len(slack.calls("chat.postMessage")) >= pending or None),
+                    within=pending / 20 + 60,
+                    what=f"{pending} posts",
+                )
+                posted_in = time.monotonic() - began
+                await asyncio.sleep(3 * POLL_SECONDS)  # let the last updates settle
+                await http.delete(f"{sim.url}/_sim/log")
+                cpu_before = _cpu_seconds(bridge.pid)
+                await asyncio.sleep(window)
+                cpu = _cpu_seconds(bridge.pid) - cpu_before
+                log = (await http.get(f"{sim.url}/_sim/log")).json()["requests"]
+                polls = sum(
+                    1 for r in log if r["path"] == LIST_PATH and "cursor" not in r.get("query", {})
+                )
+                rss = _rss_mb(bridge.pid)
+            finally:
+                bridge.terminate()
+                await bridge.wait()
+    per_poll = cpu / polls if polls else float("nan")
+    print(f"novo-slack poll CPU: {pending} pending, the bridge in its own process")
+    print(f"  all posted after                 {posted_in:>8.1f} s")
+    print(f"  polls in {window:.0f} s                    {polls:>8}")
+    print(f"  CPU per poll interval            {per_poll:>8.3f} s")
+    print(f"  resident memory                  {rss:>8.0f} MB")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pending", type=int, default=1000)
+    parser.add_argument("--window", type=float, default=30.0)
     args = parser.parse_args(argv)
-    asyncio.run(measure(args.pending))
+    asyncio.run(measure(args.pending, args.window))
     return 0
 
 

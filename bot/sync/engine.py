@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -36,6 +36,7 @@ from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
+from bot.slack.render.common import relative_deadline
 from bot.store import Store, TrackedInteraction, stored_form
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
@@ -103,6 +104,10 @@ class SyncEngine:
         # Interactions whose handling failed, held back for a while: a local
         # throttle (losing it on restart costs one extra attempt, nothing more).
         self._held: dict[str, _Hold] = {}
+        # when countdowns were last looked at: a local optimisation (after a restart
+        # every open message is re-rendered once; one whose words are unchanged is
+        # not sent)
+        self._countdown_checked_at: datetime | None = None
 
     # ------------------------------------------------------------------ polling
 
@@ -145,15 +150,26 @@ class SyncEngine:
         return report
 
     async def refresh_open(self) -> int:
-        """Queue a cosmetic re-render of every open message (countdowns).
+        """Queue a cosmetic re-render of each open message whose countdown words changed.
 
-        Only a message whose words changed is sent, and those wait their turn
-        in the update budget behind anything that shows a decision or an ending.
+        The words change only at a few marks (see `relative_deadline`), so most
+        runs queue nothing; a re-render that changes nothing is not sent anyway.
+        The queued ones wait their turn in the update budget behind anything that
+        shows a decision or an ending. Returns how many were queued.
         """
-        open_now = await self._store.open_interactions()
-        for tracked in open_now:
+        now = self._clock()
+        since, self._countdown_checked_at = self._countdown_checked_at, now
+        queued = 0
+        for tracked in await self._store.open_interactions():
+            expires = tracked.snapshot.expires_at
+            if since is not None and (
+                expires is None
+                or relative_deadline(expires, since) == relative_deadline(expires, now)
+            ):
+                continue
             self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
-        return len(open_now)
+            queued += 1
+        return queued
 
     async def _list_pending(self) -> list[Any]:
         """Every pending record as received, or ListingError past the deadline or page cap."""
