@@ -271,8 +271,15 @@ class SyncEngine:
                 tracked, partial(self._guarded, tracked.id, None, self._reconcile_or_post, tracked)
             )
 
-    async def _reconcile_or_post(self, tracked: TrackedInteraction) -> None:
-        """A claim without a recorded ts: look for the message before posting again."""
+    async def _reconcile_or_post(self, queued: TrackedInteraction) -> None:
+        """A claim without a recorded ts: look for the message before posting again.
+
+        Read afresh first: a post that was under way when this was queued has
+        usually recorded its ts by now, and history searches are rate-limited.
+        """
+        tracked = await self._store.get(queued.id)
+        if tracked is None or tracked.state == "posted":
+            return
         since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
         ts = await self._publisher.find_posted(tracked, since)
         if ts is None:
