@@ -9,7 +9,8 @@
   answer, 429s (`error="ratelimited"`) included even when a retry then works;
   `lane_depth{channel}` is what waits to be posted.
 - Are people answering? `time_to_decision_seconds{kind}` (created → resolved)
-  and `expired_total`.
+  and `expired_total{rule}`. Are they nudged in time?
+  `reminders_sent_total{rule}` and `escalations_sent_total{rule}`.
 
 The outbox gauges are read from the store when scraped, so they are true on
 every replica (the store is shared) and cost nothing between scrapes.
@@ -63,7 +64,19 @@ TIME_TO_DECISION = Histogram(
     ["kind"],
     buckets=(10, 30, 60, 120, 300, 600, 900, 1800, 3600, 4 * 3600, 24 * 3600),
 )
-EXPIRED = Counter("novo_slack_expired_total", "Interactions that expired before anyone decided")
+EXPIRED = Counter(
+    "novo_slack_expired_total", "Interactions that expired before anyone decided", ["rule"]
+)
+REMINDERS_SENT = Counter(
+    "novo_slack_reminders_sent_total", "Reminders sent before an expiry", ["rule"]
+)
+ESCALATIONS_SENT = Counter(
+    "novo_slack_escalations_sent_total",
+    "Escalation messages sent (a channel post or a DM each)",
+    ["rule"],
+)
+RULE_DEFAULTS = "defaults"
+"""The only rule there is until the policy grows rules of its own."""
 NOVO_CALLS = Counter(
     "novo_slack_novo_calls_total",
     "HTTP calls to Novo by route and status (timeout and connection_error when none came back)",
@@ -106,7 +119,7 @@ def observe_final(before: Interaction | None, after: Interaction) -> None:
     if before is not None and before.status != "pending":
         return
     if after.status == "cancelled" and after.reason == TIMEOUT_REASON:
-        EXPIRED.inc()
+        EXPIRED.labels(RULE_DEFAULTS).inc()
     elif after.status == "resolved" and after.resolved_at is not None:
         waited = (after.resolved_at - after.created_at).total_seconds()
         TIME_TO_DECISION.labels(after.kind).observe(max(0.0, waited))

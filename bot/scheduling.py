@@ -1,5 +1,6 @@
 """Timed work on APScheduler: polling, redelivering queued decisions, refreshing
-countdowns, forgetting abandoned form drafts.
+countdowns, reminding and escalating before an expiry, forgetting abandoned
+form drafts.
 
 Of several replicas on one database, exactly one polls Novo and runs the
 timed jobs: the holder of the `poller` lease, a row in the store renewed
@@ -37,6 +38,7 @@ from bot.services.outcomes import OutcomeKind
 log = logging.getLogger(__name__)
 
 REDELIVERY_TICK_SECONDS = 1.0
+REMINDER_TICK_SECONDS = 1.0
 COUNTDOWN_REFRESH_SECONDS = 30.0
 DRAFT_PRUNE_SECONDS = 600.0
 POLL_BACKOFF_MAX_SECONDS = 60.0
@@ -193,6 +195,13 @@ class BridgeJobs:
     async def _refresh_countdowns(self) -> None:
         await self._services.engine.refresh_open()
 
+    async def remind(self) -> None:
+        if self.leading:
+            await self._run(self._remind)
+
+    async def _remind(self) -> None:
+        await self._services.reminders.run_due()
+
     async def prune_drafts(self) -> None:
         if self.leading:
             await self._run(self._prune_drafts)
@@ -230,6 +239,9 @@ class BridgeJobs:
             seconds=COUNTDOWN_REFRESH_SECONDS,
             id="countdowns",
             **common,
+        )
+        scheduler.add_job(
+            self.remind, "interval", seconds=REMINDER_TICK_SECONDS, id="reminders", **common
         )
         scheduler.add_job(
             self.prune_drafts,

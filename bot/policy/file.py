@@ -4,25 +4,27 @@ Operators write this file by hand, so a mistake must say where it is
 (`policy.yml: links.run: must be an http(s) URL template`), one line, and
 stop start-up (exit 2) rather than run with half a policy.
 
-Today the bridge reads `agents:` (how agents are named in messages) and
+Today the bridge reads `agents:` (how agents are named in messages),
 `links:` (e.g. `run: "https://novo.example.com/runs/{runId}"`, with `{field}`
-placeholders from the interaction). The other top-level keys the policy
-grows (`defaults`, `rules`, …) are read by the parts that use them; keys this
-version does not know are refused, so a typo is not silently ignored.
+placeholders from the interaction) and `defaults:` (reminders, who they
+mention, and escalation before an interaction lapses). Keys this version does
+not know are refused, so a typo is not silently ignored.
 """
 
 from __future__ import annotations
 
 import string
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.policy.timing import Lead, parse_lead
+
 # Interaction fields a link template may use, by their wire names.
 LINK_FIELDS = frozenset({"id", "runId", "rootRunId", "threadId", "agentId", "toolCallId"})
-KNOWN_KEYS = frozenset({"agents", "links"})
+KNOWN_KEYS = frozenset({"agents", "links", "defaults"})
 
 
 class PolicyError(Exception):
@@ -49,6 +51,77 @@ class Links(BaseModel):
         return value
 
 
+class EscalationTargets(BaseModel):
+    """Where an escalation goes: a channel, DMs to users, user groups mentioned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: str | None = None
+    users: list[str] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+
+    @field_validator("channel")
+    @classmethod
+    def _channel(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("C", "G")):
+            raise ValueError("must be a channel id (C…)")
+        return value
+
+    @field_validator("users")
+    @classmethod
+    def _users(cls, value: list[str]) -> list[str]:
+        for user in value:
+            if not user.startswith(("U", "W")):
+                raise ValueError(f"{user!r} is not a user id (U…)")
+        return value
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        for group in value:
+            if not group.startswith("S"):
+                raise ValueError(f"{group!r} is not a user group id (S…)")
+        return value
+
+
+class Escalation(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    at: Lead
+    to: EscalationTargets
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _at(cls, value: object) -> Lead:
+        return parse_lead(value)
+
+    @field_validator("to")
+    @classmethod
+    def _somewhere(cls, value: EscalationTargets) -> EscalationTargets:
+        if value.channel is None and not value.users:
+            raise ValueError("name a channel or users")
+        if value.groups and value.channel is None:
+            raise ValueError("groups are mentioned in the channel: name one")
+        return value
+
+
+class Defaults(BaseModel):
+    """What applies to every interaction: reminders before expiry and an escalation."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    remind: list[Lead] = Field(default_factory=list)
+    mention: Literal["deciders", "here", "none"] = "deciders"
+    escalate: Escalation | None = None
+
+    @field_validator("remind", mode="before")
+    @classmethod
+    def _remind(cls, value: object) -> list[Lead]:
+        if not isinstance(value, list):
+            raise ValueError('must be a list such as ["50%", "5m"]')
+        return [parse_lead(item) for item in value]
+
+
 class PolicyFile(BaseModel):
     """What the file says; empty when there is no file (every default applies)."""
 
@@ -56,6 +129,7 @@ class PolicyFile(BaseModel):
 
     agents: dict[str, str] = Field(default_factory=dict)
     links: Links = Field(default_factory=Links)
+    defaults: Defaults = Field(default_factory=Defaults)
 
 
 def load_policy(path: Path | None) -> PolicyFile:

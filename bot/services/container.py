@@ -11,6 +11,7 @@ from bot.services.approvals import ApprovalService
 from bot.services.decisions import DecisionService
 from bot.services.forms import FormService
 from bot.services.questions import QuestionService
+from bot.services.reminders import ReminderService
 from bot.slack.gateway import SlackGateway
 from bot.slack.presenter import Presenter
 from bot.store import Store
@@ -32,6 +33,7 @@ class Services:
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
+    reminders: ReminderService
     clock: Clock
 
     @classmethod
@@ -48,6 +50,7 @@ class Services:
         update_rate: float = 50.0,
         policy: PolicyFile | None = None,
     ) -> Services:
+        policy = policy or PolicyFile()
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
@@ -69,5 +72,6 @@ class Services:
             forms=FormService(store, slack),
             presenter=Presenter(store, slack),
             engine=SyncEngine(novo, store, publisher, ChannelRouter(default_channel), clock),
+            reminders=ReminderService(store, slack, publisher, policy.defaults, clock),
             clock=clock,
         )

@@ -105,15 +105,31 @@ class SlackGateway:
         self._names: dict[str, str] = {}
 
     async def post_message(self, channel: str, message: RenderedMessage) -> str:
+        return (await self.post_message_to(channel, message))[1]
+
+    async def post_message_to(self, channel: str, message: RenderedMessage) -> tuple[str, str]:
+        """Post; (the channel Slack put it in, its ts). Posted to a user id, that is
+        the DM's own id, which later updates must name."""
         response = await self.client.chat_postMessage(
             channel=channel,
             text=message["text"],
             blocks=message["blocks"],
-            metadata=message["metadata"],
+            metadata=message["metadata"] or None,
             unfurl_links=False,
             unfurl_media=False,
         )
+        return str(response["channel"]), str(response["ts"])
+
+    async def post_reply(self, channel: str, thread_ts: str, text: str) -> str:
+        """A plain reply in a message's thread (a reminder), mentions allowed."""
+        response = await self.client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=text, unfurl_links=False
+        )
         return str(response["ts"])
+
+    async def permalink(self, channel: str, ts: str) -> str:
+        response = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
+        return str(response["permalink"])
 
     async def update_message(self, channel: str, ts: str, message: RenderedMessage) -> None:
         await self.client.chat_update(
@@ -121,7 +137,7 @@ class SlackGateway:
             ts=ts,
             text=message["text"],
             blocks=message["blocks"],
-            metadata=message["metadata"],
+            metadata=message["metadata"] or None,
         )
 
     async def post_ephemeral(self, channel: str, user_id: str, text: str) -> None:

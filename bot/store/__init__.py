@@ -3,13 +3,14 @@
 from bot.store.errors import StoreLockedError, StoreOpenError
 from bot.store.records import dump_record as stored_form
 from bot.store.repository import Store
-from bot.store.rows import QueuedDecision, TrackedInteraction, TrackedMessage
+from bot.store.rows import QueuedDecision, TakenStep, TrackedInteraction, TrackedMessage
 
 __all__ = [
     "QueuedDecision",
     "Store",
     "StoreLockedError",
     "StoreOpenError",
+    "TakenStep",
     "TrackedInteraction",
     "TrackedMessage",
     "stored_form",

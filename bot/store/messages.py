@@ -73,8 +73,13 @@ class MessageQueries(StoreBase):
         ts: str,
         rendered_hash: str,
         now: datetime,
+        *,
+        slack_channel: str | None = None,
     ) -> bool:
-        """Record the ts of a claimed message; False when it was recorded before."""
+        """Record the ts of a claimed message; False when it was recorded before.
+
+        `slack_channel`: where Slack put it, when that is not `channel` (a DM).
+        """
         return (
             await self._write(
                 update(messages)
@@ -82,6 +87,7 @@ class MessageQueries(StoreBase):
                 .values(
                     state="posted",
                     ts=ts,
+                    slack_channel=slack_channel if slack_channel != channel else None,
                     rendered_hash=rendered_hash,
                     synced=True,
                     version=messages.c.version + 1,

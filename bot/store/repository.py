@@ -1,7 +1,7 @@
 """The store: one class the rest of the bridge talks to, on SQLite or PostgreSQL.
 
 Its queries live in one module per concern (interactions, messages, the
-decision outbox, replica coordination, drafts); this module only opens and
+decision outbox, replica coordination, drafts, reminder steps); this module only opens and
 closes it.
 """
 
@@ -20,9 +20,17 @@ from bot.store.messages import MessageQueries
 from bot.store.migrate import upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
+from bot.store.steps import StepQueries
 
 
-class Store(InteractionQueries, MessageQueries, DecisionQueries, CoordinationQueries, DraftQueries):
+class Store(
+    InteractionQueries,
+    MessageQueries,
+    DecisionQueries,
+    CoordinationQueries,
+    DraftQueries,
+    StepQueries,
+):
     """Owns the engine; one instance per process.
 
     `Store.open(target)` takes a SQLite file path or a `postgresql://` URL,

@@ -35,6 +35,12 @@ class TrackedMessage:
     version: int
     claimed_at: datetime
     updated_at: datetime
+    slack_channel: str | None = None
+
+    @property
+    def shown_in(self) -> str:
+        """The channel to name when updating it: a DM's own id once Slack told us."""
+        return self.slack_channel or self.channel
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,29 @@ class QueuedDecision:
     response_view_id: str | None
 
 
+@dataclass(frozen=True)
+class TakenStep:
+    """A reminder or escalation step taken for an interaction: sent, or skipped as too late."""
+
+    step: str
+    outcome: Literal["sent", "skipped"]
+    taken_at: datetime
+    link: str | None
+
+    @property
+    def sent(self) -> bool:
+        return self.outcome == "sent"
+
+
+def taken_step(row: RowMapping) -> TakenStep:
+    return TakenStep(
+        step=row["step"],
+        outcome=cast(Literal["sent", "skipped"], row["outcome"]),
+        taken_at=row["taken_at"],
+        link=row["link"],
+    )
+
+
 def tracked(row: RowMapping) -> TrackedInteraction:
     decided = None
     if row["decided_by_id"] and row["decided_at"] is not None:
@@ -112,6 +141,7 @@ def message(row: RowMapping) -> TrackedMessage:
         version=int(row["version"]),
         claimed_at=row["claimed_at"],
         updated_at=row["updated_at"],
+        slack_channel=row["slack_channel"],
     )
 
 

@@ -12,6 +12,10 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   interaction.
 - `leases`: named leases that let one replica at a time do a job.
 - `drafts`: answers typed into a form that is still open.
+- `messages.slack_channel`: the DM channel a message posted to a user landed
+  in (updates must name it).
+- `steps`: reminders and escalations before an expiry, each taken (sent or
+  skipped) at most once per interaction.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ messages = Table(
     Column("synced", Boolean, nullable=False, server_default=text("false")),
     Column("version", Integer, nullable=False, server_default=text("0")),
     Column("claimed_at", UtcDateTime, nullable=False),
+    # where Slack put it when that differs from `channel` (a DM posted to a user id)
+    Column("slack_channel", Text),
     Column("updated_at", UtcDateTime, nullable=False),
     PrimaryKeyConstraint("interaction_id", "purpose", "channel", name="messages_pkey"),
     CheckConstraint("state IN ('posting', 'posted')", name="messages_state_known"),
@@ -132,4 +138,16 @@ drafts = Table(
     Column("updated_at", UtcDateTime, nullable=False),
     Index("drafts_interaction", "interaction_id"),
     Index("drafts_updated", "updated_at"),
+)
+
+steps = Table(
+    "steps",
+    metadata,
+    Column("interaction_id", Text, nullable=False),
+    Column("step", Text, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("link", Text),
+    Column("taken_at", UtcDateTime, nullable=False),
+    PrimaryKeyConstraint("interaction_id", "step", name="steps_pkey"),
+    CheckConstraint("outcome IN ('sent', 'skipped')", name="steps_outcome_known"),
 )

@@ -79,7 +79,11 @@ class Loop:
 
     def message_text(self, ts: str) -> str:
         """Everything the channel shows for that message, as one string."""
-        message = self.slack.message(CHANNEL, ts)
+        return self.message_text_in(CHANNEL, ts)
+
+    def message_text_in(self, channel: str, ts: str) -> str:
+        """`message_text` for a message in another channel (or a user's DM)."""
+        message = self.slack.message(channel, ts)
         assert message is not None
         return message.text + "\n" + _block_text(message.blocks)
 

@@ -42,7 +42,12 @@ async def test_a_click_counts_slack_and_novo_calls_and_the_decision(servers: Ser
             text = await _scrape(servers, bridge)
             moved = _value(text, "novo_slack_decisions_total", outcome="delivered", source="click")
             was = _value(before, "novo_slack_decisions_total", outcome="delivered", source="click")
-            return text if moved == was + 1 else None
+            # the message shows it once its lane has sent the update, just after the count
+            update = {"method": "chat.update", "error": "ok"}
+            updated = _value(text, "novo_slack_slack_calls_total", **update) > _value(
+                before, "novo_slack_slack_calls_total", **update
+            )
+            return text if moved == was + 1 and updated else None
 
         after: str = await wait_until(delivered, message="the delivered decision counted")
 
@@ -99,7 +104,12 @@ async def test_a_decision_that_waits_counts_once_as_queued(servers: Servers) -> 
             text = await _scrape(servers, bridge)
             was = _value(before, "novo_slack_novo_calls_total", route=RESOLVE, status="503")
             now = _value(text, "novo_slack_novo_calls_total", route=RESOLVE, status="503")
-            return now - was >= 4  # the click's attempt and redeliveries
+            queued = {"outcome": "queued", "source": "click"}
+            kept = _value(text, "novo_slack_decisions_total", **queued) > _value(
+                before, "novo_slack_decisions_total", **queued
+            )
+            # the click's own attempt (with its retries) has given up and queued it
+            return kept and now - was >= 4
 
         await wait_until(retried, message="a few failed deliveries")
         await servers.fault()

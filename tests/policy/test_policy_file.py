@@ -54,3 +54,56 @@ def test_a_mistake_is_named_by_its_place(tmp_path: Path, text: str, message: str
 def test_a_missing_file_says_so(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="can't be read"):
         load_policy(tmp_path / "nowhere.yml")
+
+
+def test_reminders_and_escalation_in_defaults(tmp_path: Path) -> None:
+    policy = load_policy(
+        _file(
+            tmp_path,
+            'defaults:\n  remind: ["50%", "5m", "30s"]\n  mention: here\n'
+            '  escalate:\n    at: "25%"\n'
+            "    to: {channel: C0MANAGERS, users: [U0BOSS], groups: [S0LEADS]}\n",
+        )
+    )
+    defaults = policy.defaults
+    assert [(r.share, r.seconds) for r in defaults.remind] == [
+        (0.5, None),
+        (None, 300.0),
+        (None, 30.0),
+    ]
+    assert defaults.mention == "here"
+    assert defaults.escalate is not None and defaults.escalate.at.share == 0.25
+    assert defaults.escalate.to.users == ["U0BOSS"] and defaults.escalate.to.groups == ["S0LEADS"]
+    assert load_policy(None).defaults.remind == [] and load_policy(None).defaults.escalate is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('defaults:\n  remind: ["5x"]\n', "policy.yml: defaults.remind: '5x': use a share"),
+        ('defaults:\n  remind: ["100%"]\n', "policy.yml: defaults.remind: '100%': a share must"),
+        ("defaults:\n  remind: 5m\n", "policy.yml: defaults.remind: must be a list"),
+        ("defaults:\n  mention: everyone\n", "policy.yml: defaults.mention: "),
+        (
+            'defaults:\n  escalate: {at: "2m", to: {channel: "#managers"}}\n',
+            "policy.yml: defaults.escalate.to.channel: must be a channel id",
+        ),
+        (
+            'defaults:\n  escalate: {at: "2m", to: {groups: [S0LEADS]}}\n',
+            "policy.yml: defaults.escalate.to: name a channel or users",
+        ),
+        (
+            'defaults:\n  escalate: {at: "2m", to: {users: [U1], groups: [S0LEADS]}}\n',
+            "policy.yml: defaults.escalate.to: groups are mentioned in the channel",
+        ),
+        (
+            'defaults:\n  escalate: {at: "soon", to: {users: [U1]}}\n',
+            "policy.yml: defaults.escalate.at: 'soon': use",
+        ),
+        ("defaults:\n  reminders: []\n", "policy.yml: defaults.reminders: Extra inputs"),
+    ],
+)
+def test_a_defaults_mistake_is_named_by_its_place(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        load_policy(_file(tmp_path, text))
+    assert str(caught.value).startswith(message)

@@ -17,8 +17,7 @@ from .conftest import make_interaction, question
 
 QUESTIONS = 60
 OPTIONS = 100
-PAGE_MS = 50.0
-REOPEN_MS = 15.0
+PAGE_MS = 250.0  # about 25 ms on a quiet machine: the bound catches a pathology, not noise
 PEOPLE = 10
 
 
@@ -56,11 +55,14 @@ def test_many_people_opening_the_same_form_do_not_each_pay_for_it() -> None:
     """Each opener reads the record afresh (an equal but distinct object), as the bridge does."""
     wire = make_interaction(largest_request(), id="int_largest_reopen").model_dump(by_alias=True)
     copies = [Interaction.model_validate(wire) for _ in range(PEOPLE + 1)]
+    began = time.perf_counter()
     first = render_question_modal(copies[0], 0)
+    first_ms = (time.perf_counter() - began) * 1000
     began = time.perf_counter()
     views = [render_question_modal(copy, 0) for copy in copies[1:]]
     each_ms = (time.perf_counter() - began) * 1000 / PEOPLE
-    assert each_ms < REOPEN_MS, f"{each_ms:.1f} ms per open"
+    # relative, so a busy machine slows both alike: a reopen skips the building
+    assert each_ms < first_ms / 3, f"{each_ms:.1f} ms per reopen, {first_ms:.1f} ms the first"
     assert all(view == first for view in views)
 
 

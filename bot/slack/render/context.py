@@ -9,11 +9,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from bot.domain import SlackActor, SlackDecision
 
-__all__ = ["MessageContext", "RenderedMessage", "SlackActor", "SlackDecision"]
+__all__ = ["MessageContext", "Nudge", "RenderedMessage", "SlackActor", "SlackDecision"]
+
+
+@dataclass(frozen=True)
+class Nudge:
+    """A reminder or escalation the bridge sent before the interaction ended.
+
+    `to` holds Slack ids (channels, users, user groups) an escalation went to;
+    a reminder went to the interaction's own thread and has none.
+    """
+
+    kind: Literal["remind", "escalate"]
+    at: datetime
+    to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,10 @@ class MessageContext:
     ``{field}`` placeholders are the interaction's wire fields) come from the
     operator's configuration; without them messages show agent ids and
     unlinked runs.
+
+    `asked_in` (the channel the interaction was posted to) and `nudges` (the
+    reminders and escalations sent) are what the store recorded; an expired
+    message words its ending from them.
     """
 
     now: datetime
@@ -37,6 +54,8 @@ class MessageContext:
     gone: bool = False
     agent_names: Mapping[str, str] = field(default_factory=dict)
     run_link_template: str | None = None
+    asked_in: str | None = None
+    nudges: tuple[Nudge, ...] = ()
 
 
 class RenderedMessage(TypedDict):

@@ -35,6 +35,7 @@ from bot.slack.render.common import (
     plain_text,
 )
 from bot.slack.render.context import MessageContext, RenderedMessage
+from bot.slack.render.ending import expiry_line
 from bot.slack.render.markdown import fit_markdown
 from bot.slack.render.question_buttons import (
     BUTTON_BUDGET,
@@ -211,7 +212,8 @@ def _status_block(interaction: Interaction, ctx: MessageContext) -> dict[str, An
     """status.py's section, in a question's own words where an approval's would be wrong."""
     state = display_state(interaction, ctx)
     if state == "expired":
-        text = f"{ICON_EXPIRED} {EXPIRED_TEXT} · {_finalized_at_token(interaction)}"
+        full = expiry_line(interaction, ctx, ICON_EXPIRED)
+        text = full or f"{ICON_EXPIRED} {EXPIRED_TEXT} · {_finalized_at_token(interaction)}"
     elif state == "cancelled":
         text = f"{ICON_CANCELLED} {DISMISSED_ELSEWHERE_TEXT} · {_finalized_at_token(interaction)}"
         reason = interaction.reason or (interaction.resolution or {}).get("reason")

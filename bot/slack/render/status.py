@@ -47,6 +47,7 @@ from bot.slack.render.common import (
 )
 from bot.slack.render.common import inline_code as inline_code
 from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
+from bot.slack.render.ending import expiry_line
 from bot.slack.render.record import asker
 
 DisplayState = Literal["pending", "queued", "decided", "elsewhere", "expired", "cancelled", "gone"]
@@ -184,7 +185,8 @@ def _status_text(interaction: Interaction, ctx: MessageContext) -> str:
     if state == "gone":
         return f"{ICON_GONE} {GONE_TEXT}"
     if state == "expired":
-        return f"{ICON_EXPIRED} {EXPIRED_TEXT} · {date_token(_finalized_at(interaction))}"
+        full = expiry_line(interaction, ctx, ICON_EXPIRED)
+        return full or f"{ICON_EXPIRED} {EXPIRED_TEXT} · {date_token(_finalized_at(interaction))}"
     if state == "decided":
         assert ctx.decided_in_slack is not None
         return _decision_text(interaction, ctx.decided_in_slack)

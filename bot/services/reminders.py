@@ -1,0 +1,193 @@
+"""Reminders and escalation before an interaction lapses, planned from the policy.
+
+Each step ("remind 50%", "remind 5m", "escalate") is due at a point before
+the interaction's current expiry, so a window that moves later re-plans every
+step not yet taken. A step is claimed in the store before it is sent: once
+per interaction across restarts and replicas. Sending claims; if the
+interaction has ended by the time its lane sends, the step is marked skipped
+and nothing goes out.
+
+A step found due long after its time (the bridge was down) still goes out if
+more than a minute is left, else it is skipped: a nudge with seconds to spare
+helps nobody. Of several reminders due at once only the latest is sent.
+
+Steps are at most once: one claimed but cut off by a shutdown before its lane
+sent it is not sent again (a repeated nudge would be worse than a lost one).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Literal
+
+from bot.clock import Clock
+from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT, RULE_DEFAULTS
+from bot.policy.file import Defaults
+from bot.policy.timing import Lead
+from bot.slack.gateway import SlackGateway
+from bot.slack.render.reminder import reminder_text
+from bot.store import Store, TrackedInteraction
+from bot.sync.lanes import SendKind
+from bot.sync.publisher import ESCALATE_STEP, ESCALATION, MessagePublisher
+
+log = logging.getLogger(__name__)
+
+ON_TIME = timedelta(seconds=5)
+"""A step this late was merely waiting for the next tick: it is on time."""
+LATE_MIN_LEFT = timedelta(minutes=1)
+"""A late step goes out only with more than this left before the expiry."""
+
+
+def is_too_late(due_at: datetime, now: datetime, expires_at: datetime) -> bool:
+    """A step found long after its time (the bridge was down) with a minute or less left."""
+    return now - due_at > ON_TIME and expires_at - now <= LATE_MIN_LEFT
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    kind: Literal["remind", "escalate"]
+    lead: Lead
+
+
+def plan(defaults: Defaults) -> list[Step]:
+    """The steps the policy asks for, named stably so a claim survives restarts."""
+    steps = [Step(f"remind {lead.text}", "remind", lead) for lead in defaults.remind]
+    if defaults.escalate is not None:
+        steps.append(Step(ESCALATE_STEP, "escalate", defaults.escalate.at))
+    return steps
+
+
+class ReminderService:
+    def __init__(
+        self,
+        store: Store,
+        slack: SlackGateway,
+        publisher: MessagePublisher,
+        defaults: Defaults,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._slack = slack
+        self._publisher = publisher
+        self._defaults = defaults
+        self._steps = plan(defaults)
+        self._clock = clock
+
+    async def run_due(self) -> int:
+        """Claim every step due now and queue its send; returns how many were queued."""
+        if not self._steps:
+            return 0
+        now = self._clock()
+        waiting = [
+            t
+            for t in await self._store.open_interactions()
+            if t.ts is not None and t.snapshot.expires_at is not None
+        ]
+        if not waiting:
+            return 0
+        taken = await self._store.steps_taken(t.id for t in waiting)
+        queued = 0
+        for tracked in waiting:
+            done = {s.step for s in taken[tracked.id]}
+            queued += await self._take_due(tracked, done, now)
+        return queued
+
+    async def _take_due(self, tracked: TrackedInteraction, done: set[str], now: datetime) -> int:
+        expires = tracked.snapshot.expires_at
+        assert expires is not None
+        if now >= expires:
+            return 0  # its ending is the poll's to show
+        created = tracked.snapshot.created_at
+        due = sorted(
+            (
+                (at, step)
+                for step in self._steps
+                if step.name not in done and (at := step.lead.due_at(created, expires)) <= now
+            ),
+            key=lambda pair: pair[0],
+        )
+        reminders = [step.name for _, step in due if step.kind == "remind"]
+        latest_reminder = reminders[-1] if reminders else None
+        queued = 0
+        for at, step in due:
+            too_late = is_too_late(at, now, expires)
+            superseded = step.kind == "remind" and step.name != latest_reminder
+            if too_late or superseded:
+                await self._store.claim_step(tracked.id, step.name, "skipped", now)
+                log.info("skipped %s for %s: its time passed", step.name, tracked.id)
+                continue
+            if not await self._store.claim_step(tracked.id, step.name, "sent", now):
+                continue
+            if step.kind == "remind":
+                self._queue_reminder(tracked, step)
+            else:
+                await self._queue_escalation(tracked)
+            queued += 1
+        return queued
+
+    # ------------------------------------------------------------------ reminders
+
+    def _queue_reminder(self, tracked: TrackedInteraction, step: Step) -> None:
+        self._publisher.lanes.submit(
+            tracked.channel,
+            SendKind.POST,
+            f"{tracked.id} {step.name}",
+            partial(self._remind, tracked.id, step.name),
+        )
+
+    def _mentions(self) -> list[str]:
+        # `deciders` has no list yet: who may decide comes with per-rule policy
+        return ["<!here>"] if self._defaults.mention == "here" else []
+
+    async def _remind(self, interaction_id: str, step: str) -> None:
+        current = await self._still_open(interaction_id, step)
+        if current is None or current.ts is None:
+            return
+        expires = current.snapshot.expires_at
+        assert expires is not None
+        text = reminder_text(expires, self._clock(), self._mentions())
+        await self._slack.post_reply(current.channel, current.ts, text)
+        REMINDERS_SENT.labels(RULE_DEFAULTS).inc()
+        log.info("reminded %s (%s)", interaction_id, step)
+
+    async def _still_open(self, interaction_id: str, step: str) -> TrackedInteraction | None:
+        """The interaction if it still waits; otherwise the step is marked skipped."""
+        current = await self._store.get(interaction_id)
+        if current is not None and current.is_open:
+            expires = current.snapshot.expires_at
+            if expires is None or self._clock() < expires:
+                return current
+        await self._store.skip_step(interaction_id, step)
+        return None
+
+    # ------------------------------------------------------------------ escalation
+
+    async def _queue_escalation(self, tracked: TrackedInteraction) -> None:
+        escalate = self._defaults.escalate
+        assert escalate is not None
+        targets = ([escalate.to.channel] if escalate.to.channel else []) + escalate.to.users
+        now = self._clock()
+        for target in targets:
+            if await self._store.claim_message(tracked.id, ESCALATION, target, now):
+                self._publisher.lanes.submit(
+                    target,
+                    SendKind.POST,
+                    f"{tracked.id} {ESCALATION}",
+                    partial(self._escalate, tracked.id, target),
+                )
+
+    async def _escalate(self, interaction_id: str, target: str) -> None:
+        current = await self._still_open(interaction_id, ESCALATE_STEP)
+        if current is None or current.ts is None:
+            return
+        taken = (await self._store.steps_taken([interaction_id]))[interaction_id]
+        if not any(s.step == ESCALATE_STEP and s.link for s in taken):
+            link = await self._slack.permalink(current.channel, current.ts)
+            await self._store.set_step_link(interaction_id, ESCALATE_STEP, link)
+        await self._publisher.post_escalation(current, target)
+        ESCALATIONS_SENT.labels(RULE_DEFAULTS).inc()
+        log.info("escalated %s to %s", interaction_id, target)
