@@ -214,39 +214,15 @@ class BridgeJobs:
     def install(self, scheduler: AsyncIOScheduler) -> None:
         self._scheduler = scheduler
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
-        scheduler.add_job(
-            self.hold_lease,
-            "interval",
-            seconds=self._poll_seconds,
-            id="lease",
-            next_run_time=datetime.now(UTC),
-            **common,
-        )
-        scheduler.add_job(
-            self.poll,
-            "interval",
-            seconds=self._poll_seconds,
-            id="poll",
-            next_run_time=datetime.now(UTC),
-            **common,
-        )
-        scheduler.add_job(
-            self.redeliver, "interval", seconds=REDELIVERY_TICK_SECONDS, id="redeliver", **common
-        )
-        scheduler.add_job(
-            self.refresh_countdowns,
-            "interval",
-            seconds=COUNTDOWN_REFRESH_SECONDS,
-            id="countdowns",
-            **common,
-        )
-        scheduler.add_job(
-            self.remind, "interval", seconds=REMINDER_TICK_SECONDS, id="reminders", **common
-        )
-        scheduler.add_job(
-            self.prune_drafts,
-            "interval",
-            seconds=DRAFT_PRUNE_SECONDS,
-            id="drafts",
-            **common,
-        )
+        jobs: list[tuple[Callable[[], Awaitable[None]], float, str]] = [
+            (self.hold_lease, self._poll_seconds, "lease"),
+            (self.poll, self._poll_seconds, "poll"),
+            (self.redeliver, REDELIVERY_TICK_SECONDS, "redeliver"),
+            (self.refresh_countdowns, COUNTDOWN_REFRESH_SECONDS, "countdowns"),
+            (self.remind, REMINDER_TICK_SECONDS, "reminders"),
+            (self.prune_drafts, DRAFT_PRUNE_SECONDS, "drafts"),
+        ]
+        for job, seconds, job_id in jobs:
+            # the lease and the poll start at once; the others at their first interval
+            first = {"next_run_time": datetime.now(UTC)} if job_id in ("lease", "poll") else {}
+            scheduler.add_job(job, "interval", seconds=seconds, id=job_id, **first, **common)

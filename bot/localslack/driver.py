@@ -95,6 +95,24 @@ class SlackDriver:
             self._message_action(user_id, message, action(block, element, self._ts()))
         )
 
+    async def click_stale_button(
+        self,
+        user_id: str,
+        channel: str,
+        ts: str,
+        stale_blocks: list[dict[str, Any]],
+        action_id: str,
+        *,
+        value: str | None = None,
+    ) -> httpx.Response:
+        """A click from a client still showing the message as it was (`stale_blocks`):
+        Slack sends the button the person saw, not the one the message has now."""
+        message = replace(self._message(channel, ts), blocks=stale_blocks)
+        block, element = find_element(stale_blocks, action_id, value=value)
+        return await self._send(
+            self._message_action(user_id, message, action(block, element, self._ts()))
+        )
+
     async def choose_overflow(
         self, user_id: str, channel: str, ts: str, action_id: str, option_value: str
     ) -> httpx.Response:
@@ -157,7 +175,7 @@ class SlackDriver:
         """The person closes the modal (×/Cancel). Slack tells the app only when the
         view asked for it (`notify_on_close`); otherwise nothing is sent (None)."""
         view = self._open_view(view_id)
-        self.slack.apply_view_response(view_id, {"response_action": "clear"})
+        self.slack.apply_view_response(view_id, None)  # Slack closes it before telling the app
         if not view.payload.get("notify_on_close"):
             return None
         payload = {

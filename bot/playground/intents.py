@@ -16,7 +16,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.localslack.driver import SlackDriver
-from bot.localslack.payloads import envelope, find_element, find_option, user_object
+from bot.localslack.payloads import find_element, find_option
 from bot.localslack.server import LocalSlack
 
 StateValues = dict[str, dict[str, dict[str, Any]]]
@@ -158,21 +158,10 @@ async def close_view(
     `notify_on_close`; otherwise the bridge hears nothing, and the page says
     so with a 204.
     """
-    view = slack.view(view_id)
-    if view.closed:
+    if slack.view(view_id).closed:
         raise AssertionError(f"view {view_id} is already closed")
-    user = slack.user(user_id)
-    if user is None:
-        raise AssertionError(f"no user {user_id} in the local Slack")
-    slack.apply_view_response(view_id, None)  # Slack closes it before telling the app
-    if not view.payload.get("notify_on_close"):
-        return httpx.Response(204)
-    payload = {
-        **envelope("view_closed", slack.identity, user_object(user, slack.identity.team_id)),
-        "view": view.to_api(),
-        "is_cleared": False,
-    }
-    return await driver.send_raw(driver.encode(payload))
+    response = await driver.close_view(user_id, view_id)
+    return response if response is not None else httpx.Response(204)
 
 
 def _ack(response: httpx.Response) -> Any:

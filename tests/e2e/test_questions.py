@@ -333,20 +333,9 @@ async def test_stale_answer_button_opens_a_notice_not_a_form(loop: Loop) -> None
     )
     await loop.shows(ts, "outside Slack")
     # a client still showing the old message sends the old button's click
-    payload = {
-        "type": "block_actions",
-        "user": {"id": "U0ADA", "username": "ada", "name": "ada", "team_id": "T0LOCAL"},
-        "team": {"id": "T0LOCAL", "domain": "novo-local"},
-        "api_app_id": "A0LOCAL",
-        "channel": {"id": CHANNEL, "name": "approvals"},
-        "container": {"type": "message", "message_ts": ts, "channel_id": CHANNEL},
-        "message": {"ts": ts, "blocks": stale_blocks},
-        "trigger_id": loop.slack.issue_trigger("U0ADA"),
-        "actions": [
-            {"type": "button", "action_id": ActionId.ANSWER.value, "value": interaction_id}
-        ],
-    }
-    response = await loop.driver.send_raw(loop.driver.encode(payload))
+    response = await loop.driver.click_stale_button(
+        "U0ADA", CHANNEL, ts, stale_blocks, ActionId.ANSWER
+    )
     assert response.status_code == 200
     notice = await wait_until(
         lambda: next(

@@ -76,32 +76,9 @@ async def test_already_chose_is_told_with_the_label_escaped(loop: Loop) -> None:
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, f"{ActionId.QUESTION_ACTION}:0")
     await loop.shows(ts, "<@U0ADA>")
     # a client still showing the old message sends the old button's click
-    action = next(
-        (block, element)
-        for block in stale
-        if block.get("type") == "actions"
-        for element in block["elements"]
-        if element.get("action_id") == f"{ActionId.QUESTION_ACTION}:0"
+    response = await loop.driver.click_stale_button(
+        "U0GRACE", CHANNEL, ts, stale, f"{ActionId.QUESTION_ACTION}:0"
     )
-    payload = {
-        "type": "block_actions",
-        "user": {"id": "U0GRACE", "username": "grace", "name": "grace", "team_id": "T0LOCAL"},
-        "team": {"id": "T0LOCAL", "domain": "novo-local"},
-        "api_app_id": "A0LOCAL",
-        "channel": {"id": CHANNEL, "name": "approvals"},
-        "container": {"type": "message", "message_ts": ts, "channel_id": CHANNEL},
-        "message": {"ts": ts, "blocks": stale},
-        "trigger_id": loop.slack.issue_trigger("U0GRACE"),
-        "actions": [
-            {
-                "type": "button",
-                "action_id": action[1]["action_id"],
-                "block_id": action[0]["block_id"],
-                "value": action[1]["value"],
-            }
-        ],
-    }
-    response = await loop.driver.send_raw(loop.driver.encode(payload))
     assert response.status_code == 200
     told = await wait_until(
         lambda: [e.text for e in loop.slack.ephemerals("U0GRACE") if "already" in e.text],

@@ -8,29 +8,23 @@ from typing import Any
 
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
+from tests.novo.conftest import approval_wire
 from tests.support import wait_until
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
 def interaction(id_: str = "int_1", status: str = "pending", **extra: Any) -> Interaction:
-    return Interaction.model_validate(
-        {
-            "id": id_,
-            "runId": "run_1",
-            "rootRunId": "run_1",
-            "threadId": "thr_1",
-            "agentId": "agt_1",
-            "kind": "approval_request",
-            "status": status,
-            "stepNumber": 1,
-            "toolName": "deploy",
-            "toolCallId": "call_1",
-            "createdAt": "2026-11-30T08:00:00Z",
-            "updatedAt": "2026-11-30T08:00:00Z",
-            **extra,
-        }
-    )
+    """A record as Novo sends it (the project's one builder), with no deadline unless given."""
+    fields: dict[str, Any] = {
+        "status": status,
+        "toolName": "deploy",
+        "expiresAt": None,
+        "createdAt": "2026-11-30T08:00:00Z",
+        "updatedAt": "2026-11-30T08:00:00Z",
+        **extra,
+    }
+    return Interaction.model_validate(approval_wire(id_, **fields))
 
 
 def decision(
