@@ -4,31 +4,64 @@ Operators write this file by hand, so a mistake must say where it is
 (`policy.yml: links.run: must be an http(s) URL template`), one line, and
 stop start-up (exit 2) rather than run with half a policy.
 
-Today the bridge reads `agents:` (how agents are named in messages),
-`links:` (e.g. `run: "https://novo.example.com/runs/{runId}"`, with `{field}`
-placeholders from the interaction) and `defaults:` (reminders, who they
-mention, and escalation before an interaction lapses). Keys this version does
-not know are refused, so a typo is not silently ignored.
+The file has `agents:` (how agents are named in messages), `links:` (e.g.
+`run: "https://novo.example.com/runs/{runId}"`, with `{field}` placeholders
+from the interaction), `defaults:` (where an interaction goes, who may
+decide, reminders and escalation) and `rules:` (first match wins; a rule's
+missing fields come from `defaults`). Keys this version does not know are
+refused, so a typo is not silently ignored. Which rule applies to an
+interaction is `bot.policy.routes`' business.
 """
 
 from __future__ import annotations
 
 import string
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from bot.policy.timing import Lead, parse_lead
 
 # Interaction fields a link template may use, by their wire names.
 LINK_FIELDS = frozenset({"id", "runId", "rootRunId", "threadId", "agentId", "toolCallId"})
-KNOWN_KEYS = frozenset({"agents", "links", "defaults"})
+KNOWN_KEYS = frozenset({"agents", "links", "defaults", "rules"})
 
 
 class PolicyError(Exception):
     """The policy file can't be used; the message names the file and the place."""
+
+
+def _user_id(value: str) -> str:
+    if not value.startswith(("U", "W")):
+        raise ValueError(f'"{value}" is not a user id (U…)')
+    return value
+
+
+def _group_id(value: str) -> str:
+    if not value.startswith("S"):
+        raise ValueError(f'"{value}" is not a user group id (S…)')
+    return value
+
+
+def _channel_id(value: str) -> str:
+    if not value.startswith(("C", "G")):
+        raise ValueError(f'"{value}" is not a channel id (C…)')
+    return value
+
+
+UserId = Annotated[str, AfterValidator(_user_id)]
+GroupId = Annotated[str, AfterValidator(_group_id)]
+ChannelId = Annotated[str, AfterValidator(_channel_id)]
 
 
 class Links(BaseModel):
@@ -56,32 +89,9 @@ class EscalationTargets(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    channel: str | None = None
-    users: list[str] = Field(default_factory=list)
-    groups: list[str] = Field(default_factory=list)
-
-    @field_validator("channel")
-    @classmethod
-    def _channel(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("C", "G")):
-            raise ValueError("must be a channel id (C…)")
-        return value
-
-    @field_validator("users")
-    @classmethod
-    def _users(cls, value: list[str]) -> list[str]:
-        for user in value:
-            if not user.startswith(("U", "W")):
-                raise ValueError(f"{user!r} is not a user id (U…)")
-        return value
-
-    @field_validator("groups")
-    @classmethod
-    def _groups(cls, value: list[str]) -> list[str]:
-        for group in value:
-            if not group.startswith("S"):
-                raise ValueError(f"{group!r} is not a user group id (S…)")
-        return value
+    channel: ChannelId | None = None
+    users: list[UserId] = Field(default_factory=list)
+    groups: list[GroupId] = Field(default_factory=list)
 
 
 class Escalation(BaseModel):
@@ -105,21 +115,131 @@ class Escalation(BaseModel):
         return value
 
 
-class Defaults(BaseModel):
-    """What applies to every interaction: reminders before expiry and an escalation."""
+class Deciders(BaseModel):
+    """Who may decide: `anyone` (in the file, the word), or listed users and user groups.
+
+    Groups are Slack user groups, resolved to members when a click is checked,
+    so a change in Slack applies without touching the file.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    anyone: bool = False
+    users: list[UserId] = Field(default_factory=list)
+    groups: list[GroupId] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _word(cls, value: object) -> object:
+        if value == "anyone":
+            return {"anyone": True}
+        if isinstance(value, str):
+            raise ValueError("use anyone, or {users: [U…], groups: [S…]}")
+        return value
+
+    @model_validator(mode="after")
+    def _someone(self) -> Deciders:
+        if not self.anyone and not self.users and not self.groups:
+            raise ValueError("name users or groups (or say anyone)")
+        return self
+
+
+ANYONE = Deciders(anyone=True)
+
+
+class Settings(BaseModel):
+    """What `defaults` and each rule may set; a rule's unset fields come from `defaults`."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    remind: list[Lead] = Field(default_factory=list)
-    mention: Literal["deciders", "here", "none"] = "deciders"
+    channel: ChannelId | None = None
+    dm: list[UserId] | None = None
+    deciders: Deciders | None = None
+    allow_guests: bool | None = None
+    quorum: int | None = Field(default=None, ge=1, le=20)
+    remind: list[Lead] | None = None
+    mention: Literal["deciders", "here", "none"] | None = None
     escalate: Escalation | None = None
 
     @field_validator("remind", mode="before")
     @classmethod
-    def _remind(cls, value: object) -> list[Lead]:
+    def _remind(cls, value: object) -> list[Lead] | None:
+        if value is None:
+            return None
         if not isinstance(value, list):
             raise ValueError('must be a list such as ["50%", "5m"]')
         return [parse_lead(item) for item in value]
+
+    @field_validator("dm")
+    @classmethod
+    def _dm(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value:
+            raise ValueError("name at least one user")
+        return value
+
+    @model_validator(mode="after")
+    def _one_destination(self) -> Settings:
+        if self.channel is not None and self.dm is not None:
+            raise ValueError("give channel or dm, not both")
+        deciders = self.deciders
+        if (
+            self.quorum is not None
+            and deciders is not None
+            and not deciders.anyone
+            and not deciders.groups
+            and self.quorum > len(set(deciders.users))
+        ):
+            raise ValueError(
+                f"quorum {self.quorum} can never be reached by {len(set(deciders.users))}"
+                " listed decider(s)"
+            )
+        return self
+
+
+class Defaults(Settings):
+    """What applies where no rule matches, and to what a matching rule leaves out.
+
+    Its own unset fields fall back to the bridge's settings (the channel is
+    `NOVO_SLACK_CHANNEL`) and to these values: anyone may decide, guests may
+    not, one approval decides, no reminders.
+    """
+
+    allow_guests: bool | None = False
+    quorum: int | None = Field(default=1, ge=1, le=20)
+    remind: list[Lead] | None = Field(default_factory=list)
+    mention: Literal["deciders", "here", "none"] | None = "deciders"
+
+
+MATCH_FIELDS = ("kind", "agentId", "toolName", "hookId", "runId", "rootRunId", "worker")
+
+
+class Match(BaseModel):
+    """Every key given must match; strings are glob patterns (`deploy_*`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    kind: str | None = None
+    agent_id: str | None = Field(default=None, alias="agentId")
+    tool_name: str | None = Field(default=None, alias="toolName")
+    hook_id: str | None = Field(default=None, alias="hookId")
+    run_id: str | None = Field(default=None, alias="runId")
+    root_run_id: str | None = Field(default=None, alias="rootRunId")
+    worker: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known(cls, value: object) -> object:
+        if isinstance(value, dict):
+            unknown = sorted(str(k) for k in value if k not in MATCH_FIELDS)
+            if unknown:
+                known = ", ".join(MATCH_FIELDS)
+                raise ValueError(f"{unknown[0]}: not a field to match (use {known})")
+        return value
+
+
+class Rule(Settings):
+    name: str = Field(min_length=1, max_length=80)
+    match: Match = Field(default_factory=Match)
 
 
 class PolicyFile(BaseModel):
@@ -130,6 +250,17 @@ class PolicyFile(BaseModel):
     agents: dict[str, str] = Field(default_factory=dict)
     links: Links = Field(default_factory=Links)
     defaults: Defaults = Field(default_factory=Defaults)
+    rules: list[Rule] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _distinct_names(cls, rules: list[Rule]) -> list[Rule]:
+        seen: set[str] = set()
+        for rule in rules:
+            if rule.name in seen:
+                raise ValueError(f'two rules are named "{rule.name}"')
+            seen.add(rule.name)
+        return rules
 
 
 def load_policy(path: Path | None) -> PolicyFile:
@@ -156,7 +287,17 @@ def load_policy(path: Path | None) -> PolicyFile:
     try:
         return PolicyFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise PolicyError(f"{path.name}: {where}: {message}") from None
+        raise PolicyError(f"{path.name}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    """`rules[1].deciders.groups[0]: "sre" is not a user group id (S…)`."""
+    first = exc.errors()[0]
+    where = ""
+    for part in first["loc"]:
+        if isinstance(part, int):
+            where += f"[{part}]"
+        else:
+            where += f".{part}" if where else str(part)
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message

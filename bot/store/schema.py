@@ -16,6 +16,9 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   in (updates must name it).
 - `steps`: reminders and escalations before an expiry, each taken (sent or
   skipped) at most once per interaction.
+- `votes`: approvals counted towards a rule's quorum, one per person per
+  interaction; a withdrawn vote keeps its row (who changed their mind, when).
+- `snoozes`: "Remind me" requests, each a DM due at a time, sent at most once.
 """
 
 from __future__ import annotations
@@ -150,4 +153,30 @@ steps = Table(
     Column("taken_at", UtcDateTime, nullable=False),
     PrimaryKeyConstraint("interaction_id", "step", name="steps_pkey"),
     CheckConstraint("outcome IN ('sent', 'skipped')", name="steps_outcome_known"),
+)
+
+votes = Table(
+    "votes",
+    metadata,
+    Column("interaction_id", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("user_name", Text, nullable=False),
+    Column("voted_at", UtcDateTime, nullable=False),
+    Column("withdrawn_at", UtcDateTime),
+    PrimaryKeyConstraint("interaction_id", "user_id", name="votes_pkey"),
+)
+
+snoozes = Table(
+    "snoozes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("interaction_id", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("due_at", UtcDateTime, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("done_at", UtcDateTime),
+    CheckConstraint("state IN ('waiting', 'sent', 'dropped')", name="snoozes_state_known"),
+    Index("snoozes_due", "state", "due_at"),
+    Index("snoozes_interaction", "interaction_id"),
 )

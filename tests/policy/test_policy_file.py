@@ -86,7 +86,7 @@ def test_reminders_and_escalation_in_defaults(tmp_path: Path) -> None:
         ("defaults:\n  mention: everyone\n", "policy.yml: defaults.mention: "),
         (
             'defaults:\n  escalate: {at: "2m", to: {channel: "#managers"}}\n',
-            "policy.yml: defaults.escalate.to.channel: must be a channel id",
+            'policy.yml: defaults.escalate.to.channel: "#managers" is not a channel id (C…)',
         ),
         (
             'defaults:\n  escalate: {at: "2m", to: {groups: [S0LEADS]}}\n',
