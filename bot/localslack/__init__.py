@@ -19,6 +19,7 @@ from bot.localslack.records import (
     StoredEphemeral,
     StoredMessage,
     StoredView,
+    UserGroup,
 )
 from bot.localslack.server import LocalSlack, start_local_slack
 
@@ -35,6 +36,7 @@ __all__ = [
     "StoredEphemeral",
     "StoredMessage",
     "StoredView",
+    "UserGroup",
     "find_element",
     "find_option",
     "start_local_slack",

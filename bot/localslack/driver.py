@@ -256,7 +256,7 @@ class SlackDriver:
             **envelope("block_actions", self._identity, self._user(user_id)),
             "container": message_container(message),
             "trigger_id": self.slack.issue_trigger(user_id),
-            "channel": {"id": message.channel, "name": self.slack.channel_name(message.channel)},
+            "channel": {"id": message.channel, "name": self._channel_name(message.channel)},
             "message": message.to_api(),
             "state": {"values": {}},
             "response_url": self.slack.issue_response_url(
@@ -270,6 +270,12 @@ class SlackDriver:
         if user is None:
             raise AssertionError(f"no user {user_id} in the local Slack (add_user it first)")
         return user_object(user, self._team_id)
+
+    def _channel_name(self, channel_id: str) -> str:
+        # Slack names every DM "directmessage" in interaction payloads.
+        return (
+            "directmessage" if channel_id.startswith("D") else self.slack.channel_name(channel_id)
+        )
 
     def _message(self, channel: str, ts: str) -> StoredMessage:
         message = self.slack.find_message(channel, ts)

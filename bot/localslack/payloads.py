@@ -93,7 +93,14 @@ def find_option(element: Mapping[str, Any], value: str) -> dict[str, Any]:
 
 
 def user_object(user: SlackUser, team_id: str) -> dict[str, Any]:
-    return {"id": user.id, "username": user.name, "name": user.name, "team_id": team_id}
+    """The payload's `user`: its `team_id` is the person's own team, which for someone in a
+    shared channel is not the app's (`team_id`, the payload's top-level `team`)."""
+    return {
+        "id": user.id,
+        "username": user.name,
+        "name": user.name,
+        "team_id": user.home_team(team_id),
+    }
 
 
 def action(

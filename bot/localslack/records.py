@@ -51,18 +51,34 @@ class RecordedCall:
 
 @dataclass(frozen=True)
 class SlackUser:
+    """A person in the workspace, or seen by it through a shared channel.
+
+    `team_id` None means the local workspace's own team; another team's id
+    makes them an external (Slack Connect) user, whose clicks carry their own
+    team. `is_restricted` is a multi-channel guest, `is_ultra_restricted` a
+    single-channel guest; `is_stranger` a user of another org the app only
+    meets through a shared channel.
+    """
+
     id: str
     name: str
     display_name: str
     real_name: str
     tz: str = "UTC"
+    is_restricted: bool = False
+    is_ultra_restricted: bool = False
+    team_id: str | None = None
+    is_stranger: bool = False
+
+    def home_team(self, workspace_team: str) -> str:
+        return self.team_id or workspace_team
 
     def to_api(self, team_id: str) -> dict[str, Any]:
-        """users.info's `user` object, the fields a bot reads."""
+        """users.info's `user` object, the fields a bot reads (`team_id`: the workspace's)."""
         offset = datetime.now(ZoneInfo(self.tz)).utcoffset()
-        return {
+        user: dict[str, Any] = {
             "id": self.id,
-            "team_id": team_id,
+            "team_id": self.home_team(team_id),
             "name": self.name,
             "deleted": False,
             "real_name": self.real_name,
@@ -71,6 +87,9 @@ class SlackUser:
             "tz_offset": int(offset.total_seconds()) if offset is not None else 0,
             "is_bot": False,
             "is_app_user": False,
+            # A single-channel guest is a kind of restricted account: Slack sets both.
+            "is_restricted": self.is_restricted or self.is_ultra_restricted,
+            "is_ultra_restricted": self.is_ultra_restricted,
             "profile": {
                 "display_name": self.display_name,
                 "display_name_normalized": self.display_name,
@@ -78,6 +97,18 @@ class SlackUser:
                 "real_name_normalized": self.real_name,
             },
         }
+        if self.is_stranger:  # Slack leaves it out rather than sending false
+            user["is_stranger"] = True
+        return user
+
+
+@dataclass
+class UserGroup:
+    """A user group (`S…` id, `@handle`); `users` in the order usergroups.users.list gives."""
+
+    id: str
+    handle: str
+    users: list[str]
 
 
 @dataclass

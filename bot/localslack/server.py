@@ -28,7 +28,9 @@ from bot.localslack.records import (
     StoredEphemeral,
     StoredMessage,
     StoredView,
+    UserGroup,
 )
+from bot.localslack.scopes import missing_scope
 from bot.localslack.wire import SlackFailure
 from bot.localslack.workspace import Workspace
 from bot.slack import limits
@@ -49,6 +51,9 @@ DEFAULT_SCOPES = (
     "groups:history",
     "channels:read",
     "groups:read",
+    "usergroups:read",
+    "im:write",
+    "im:history",
 )
 SOCKET_PATH = "/_test/socket"
 _MAX_BODY = 4 * 1024 * 1024  # well above Slack's 250 KB view so the size check is ours
@@ -134,10 +139,38 @@ class LocalSlack:
         display_name: str,
         real_name: str | None = None,
         tz: str = "UTC",
+        *,
+        is_restricted: bool = False,
+        is_ultra_restricted: bool = False,
+        team_id: str | None = None,
+        is_stranger: bool = False,
     ) -> SlackUser:
-        user = SlackUser(user_id, name, display_name, real_name or display_name, tz)
+        """A person; the flags make a guest (`is_restricted`, `is_ultra_restricted`) or
+        someone of another team (`team_id`; `is_stranger` when met only via a shared channel)."""
+        user = SlackUser(
+            user_id,
+            name,
+            display_name,
+            real_name or display_name,
+            tz,
+            is_restricted=is_restricted,
+            is_ultra_restricted=is_ultra_restricted,
+            team_id=team_id,
+            is_stranger=is_stranger,
+        )
         self._workspace.users[user_id] = user
         return user
+
+    def add_usergroup(self, group_id: str, handle: str, users: list[str]) -> UserGroup:
+        """A user group usergroups.users.list answers for; every user must exist already."""
+        return self._workspace.people.set_group(group_id, handle, users)
+
+    def set_usergroup_members(self, group_id: str, users: list[str]) -> None:
+        """Replace the group's members, as an admin editing it in Slack would."""
+        self._workspace.people.set_members(group_id, users)
+
+    def usergroup(self, group_id: str) -> UserGroup:
+        return self._workspace.people.groups[group_id]
 
     def add_channel(self, channel_id: str, name: str) -> None:
         self._workspace.channels[channel_id] = name
@@ -265,6 +298,13 @@ class LocalSlack:
         """What the channel shows now, oldest first."""
         return self._workspace.messages(channel)
 
+    def replies(self, channel: str, thread_ts: str) -> list[StoredMessage]:
+        """The thread under `thread_ts`, oldest first, without its parent message.
+
+        `messages(channel)` lists replies too (each with its `thread_ts`).
+        """
+        return self._workspace.replies(channel, thread_ts)
+
     def message(self, channel: str, ts: str) -> StoredMessage:
         message = self._workspace.message(channel, ts)
         if message is None:
@@ -383,6 +423,9 @@ class LocalSlack:
             raise SlackFailure("not_allowed_token_type")
         if token != wanted:
             raise SlackFailure("invalid_auth")
+        needed = self._workspace.needed_scope(method, args)
+        if needed is not None and needed not in self.scopes:
+            raise missing_scope(needed, self.scopes)
 
     def _channel_of(self, method: str, args: dict[str, Any]) -> str | None:
         if method != "chat.postMessage":

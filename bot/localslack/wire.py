@@ -24,15 +24,18 @@ class SlackFailure(Exception):
         *,
         status: int = 200,
         headers: Mapping[str, str] | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(error if not messages else f"{error}: {'; '.join(messages)}")
         self.error = error
         self.messages = messages or []
         self.status = status
         self.headers = dict(headers or {})
+        # Top-level members some errors carry, e.g. missing_scope's `needed` and `provided`.
+        self.fields = dict(fields or {})
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"ok": False, "error": self.error}
+        body: dict[str, Any] = {"ok": False, "error": self.error, **self.fields}
         if self.messages:
             body["response_metadata"] = {"messages": self.messages}
         return body

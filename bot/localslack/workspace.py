@@ -7,17 +7,20 @@ state directly.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from bot.localslack.modals import ViewStore
+from bot.localslack.paging import cursor, cursor_ts, in_range, int_arg, ts_arg
+from bot.localslack.people import People, dm_id
 from bot.localslack.records import Identity, SlackUser, StoredEphemeral, StoredMessage
+from bot.localslack.scopes import needed_scope
+from bot.localslack.threads import check_thread_ts, replies_page, thread_root
 from bot.localslack.validation import check_message_text_total, validate_message_blocks
 from bot.localslack.wire import (
     SlackFailure,
@@ -69,6 +72,7 @@ class Workspace:
         self._messages: dict[str, dict[str, StoredMessage]] = {}
         self.ephemerals: list[StoredEphemeral] = []
         self.views = ViewStore(identity, clock, trigger_ttl)
+        self.people = People(identity, self.users, self.channels)
         self._response_urls: dict[str, _ResponseUrl] = {}
         self._last_ts_us = 0
         self._block_ids = itertools.count(1)
@@ -81,6 +85,9 @@ class Workspace:
             "chat.getPermalink": self._permalink,
             "conversations.history": self._history,
             "conversations.info": self._conversation_info,
+            "conversations.open": self.people.open_conversation,
+            "conversations.replies": self._replies,
+            "usergroups.users.list": self.people.usergroup_users,
             "users.info": self._users_info,
             "views.open": self.views.open,
             "views.push": self.views.push,
@@ -104,6 +111,13 @@ class Workspace:
     def message(self, channel: str, ts: str) -> StoredMessage | None:
         return self._messages.get(self.resolve_channel(channel), {}).get(ts)
 
+    def replies(self, channel: str, thread_ts: str) -> list[StoredMessage]:
+        """The replies under `thread_ts`, oldest first, without the parent."""
+        return [m for m in self.messages(channel) if m.thread_ts == thread_ts and m.ts != thread_ts]
+
+    def needed_scope(self, method: str, args: Mapping[str, Any]) -> str | None:
+        return needed_scope(method, args, self._channel_kind)
+
     def resolve_channel(self, value: object) -> str:
         """A channel id from an id, a `#name`, or a user id (the bot's DM with them)."""
         if not isinstance(value, str) or not value:
@@ -111,7 +125,7 @@ class Workspace:
         if value in self.channels:
             return value
         if value in self.users:
-            dm = "D" + value[1:]
+            dm = dm_id(value)
             self.channels.setdefault(dm, self.users[value].name)
             return dm
         name = value.removeprefix("#")
@@ -182,9 +196,12 @@ class Workspace:
     def _post_message(self, args: Mapping[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(args.get("channel"))
         text, blocks = self._content(args)
-        message = self._store(
-            channel, text, blocks, _metadata(args), optional_str(args, "thread_ts")
-        )
+        thread_ts = optional_str(args, "thread_ts")
+        if thread_ts is not None:
+            # Slack threads a reply to a reply under that reply's parent.
+            check_thread_ts(thread_ts)
+            thread_ts = thread_root(self.message(channel, thread_ts))
+        message = self._store(channel, text, blocks, _metadata(args), thread_ts)
         return {"ok": True, "channel": channel, "ts": message.ts, "message": message.to_api()}
 
     def _update(self, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,22 +248,22 @@ class Workspace:
 
     def _history(self, args: Mapping[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(args.get("channel"))
-        limit = _int_arg(args, "limit", _HISTORY_DEFAULT_LIMIT)
+        limit = int_arg(args, "limit", _HISTORY_DEFAULT_LIMIT)
         limit = max(1, min(limit, _HISTORY_MAX_LIMIT))
         inclusive = truthy(args.get("inclusive"))
-        latest = _ts_arg(args, "latest")
-        oldest = _ts_arg(args, "oldest")
-        before = _cursor_ts(optional_str(args, "cursor"))
+        latest = ts_arg(args, "latest")
+        oldest = ts_arg(args, "oldest")
+        before = cursor_ts(optional_str(args, "cursor"))
         newest_first = list(reversed(self.messages(channel)))
         selected = [
             m
             for m in newest_first
-            if _in_range(Decimal(m.ts), latest, oldest, inclusive)
+            if in_range(Decimal(m.ts), latest, oldest, inclusive)
             and (before is None or Decimal(m.ts) < before)
         ]
         page, rest = selected[:limit], selected[limit:]
         metadata = truthy(args.get("include_all_metadata"))
-        next_cursor = _cursor(page[-1].ts) if rest else ""
+        next_cursor = cursor(page[-1].ts) if rest else ""
         return {
             "ok": True,
             "messages": [m.to_api(include_metadata=metadata) for m in page],
@@ -254,6 +271,16 @@ class Workspace:
             "pin_count": 0,
             "response_metadata": {"next_cursor": next_cursor},
         }
+
+    def _replies(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        channel = self.resolve_channel(args.get("channel"))
+        ts = required_str(args, "ts", error="thread_not_found")
+        target = self.message(channel, ts)
+        if target is None:
+            raise SlackFailure("thread_not_found")
+        root = thread_root(target)  # a reply's ts reads its whole thread
+        parent = self.message(channel, root) or target
+        return replies_page(parent, self.replies(channel, root), args)
 
     def _conversation_info(self, args: Mapping[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(args.get("channel"))
@@ -277,6 +304,17 @@ class Workspace:
         return {"ok": True, "user": user.to_api(self.identity.team_id)}
 
     # ------------------------------------------------------------------ internals
+
+    def _channel_kind(self, value: object) -> str | None:
+        try:
+            channel = self.resolve_channel(value)
+        except SlackFailure:
+            return None
+        if channel.startswith("D"):
+            return "im"
+        if channel in self.people.mpims:
+            return "mpim"
+        return "group" if channel.startswith("G") else "channel"
 
     def _content(
         self, args: Mapping[str, Any], *, status: int = 200
@@ -355,42 +393,3 @@ def _metadata(args: Mapping[str, Any]) -> dict[str, Any] | None:
     ):
         raise SlackFailure("invalid_metadata_format")
     return {"event_type": metadata["event_type"], "event_payload": metadata["event_payload"]}
-
-
-def _int_arg(args: Mapping[str, Any], name: str, default: int) -> int:
-    value = args.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except (TypeError, ValueError) as exc:
-        raise SlackFailure("invalid_limit" if name == "limit" else "invalid_arguments") from exc
-
-
-def _ts_arg(args: Mapping[str, Any], name: str) -> Decimal | None:
-    value = optional_str(args, name)
-    if value is None:
-        return None
-    try:
-        return Decimal(value)
-    except InvalidOperation as exc:
-        raise SlackFailure("invalid_ts_" + name) from exc
-
-
-def _in_range(ts: Decimal, latest: Decimal | None, oldest: Decimal | None, inclusive: bool) -> bool:
-    if latest is not None and (ts > latest or (ts == latest and not inclusive)):
-        return False
-    return not (oldest is not None and (ts < oldest or (ts == oldest and not inclusive)))
-
-
-def _cursor(ts: str) -> str:
-    return base64.urlsafe_b64encode(f"next_ts:{ts}".encode()).decode()
-
-
-def _cursor_ts(cursor: str | None) -> Decimal | None:
-    if cursor is None:
-        return None
-    try:
-        return Decimal(base64.urlsafe_b64decode(cursor.encode()).decode().removeprefix("next_ts:"))
-    except (ValueError, InvalidOperation) as exc:
-        raise SlackFailure("invalid_cursor") from exc
