@@ -23,6 +23,7 @@ from collections import Counter
 
 from bench.harness import checking, running_rig, wait_for
 from bot.novo.models import Interaction
+from bot.policy.live import LivePolicy
 from bot.sync.routing import ChannelRouter
 
 SLACK_BURST = 5
@@ -30,12 +31,12 @@ SLACK_BURST = 5
 
 class ByAgent(ChannelRouter):
     def __init__(self, channels: list[str]) -> None:
-        super().__init__(channels[0])
+        super().__init__(LivePolicy(channels[0]))
         self._channels = channels
 
-    def channel_for(self, interaction: Interaction) -> str:
+    def destinations_for(self, interaction: Interaction) -> tuple[str, ...]:
         index = int(interaction.agent_id.rsplit("_", 1)[-1])
-        return self._channels[index % len(self._channels)]
+        return (self._channels[index % len(self._channels)],)
 
 
 async def measure(count: int, channels: int, rate: float) -> None:

@@ -41,6 +41,9 @@ REQUIRED_BOT_SCOPES = (
     "groups:history",
     "channels:read",
     "groups:read",
+    "usergroups:read",
+    "im:write",
+    "im:history",
 )
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"

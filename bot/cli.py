@@ -1,5 +1,5 @@
 """The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `sim` Novo,
-`demo` the loop."""
+`demo` the loop, `policy` check and explain the policy file."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from bot import __version__
 from bot.config import SettingsError, load_log_settings, load_settings
@@ -56,7 +57,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
     demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
+    _policy_parser(commands)
     return parser
+
+
+def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`policy check FILE` and `policy explain (--id | --file) [--policy FILE]`."""
+    policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
+    actions = policy.add_subparsers(dest="policy_command", required=True)
+    check = actions.add_parser(
+        "check", help="validate a policy file (no settings, no network needed)"
+    )
+    check.add_argument("file", type=Path, help="the policy file (YAML)")
+    explain = actions.add_parser(
+        "explain", help="which rule applies to an interaction, where it goes, who may decide"
+    )
+    which = explain.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--id", dest="interaction_id", metavar="int_…", help="fetch it from Novo (NOVO_API_URL)"
+    )
+    which.add_argument(
+        "--file",
+        dest="interaction_file",
+        metavar="interaction.json",
+        type=Path,
+        help="an interaction record as the API returns it",
+    )
+    explain.add_argument(
+        "--policy",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="this policy file instead of NOVO_SLACK_CONFIG",
+    )
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -65,7 +98,10 @@ def _configure_logging(verbose: bool) -> None:
 
 
 async def _run_bridge() -> int:
-    """Run until SIGINT/SIGTERM, which also cut a start-up short (e.g. Slack unreachable)."""
+    """Run until SIGINT/SIGTERM, which also cut a start-up short (e.g. Slack unreachable).
+
+    SIGHUP reloads the policy file (`NOVO_SLACK_CONFIG`).
+    """
     settings = load_settings()
     from bot.runtime import Bridge
 
@@ -74,6 +110,7 @@ async def _run_bridge() -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     bridge = Bridge(settings)
+    loop.add_signal_handler(signal.SIGHUP, bridge.reload_policy)
     starting = asyncio.create_task(bridge.start(), name="start")
     stopped = asyncio.create_task(stop.wait(), name="signal")
     try:
@@ -120,6 +157,21 @@ async def _db(action: str) -> int:
     return 0
 
 
+def _policy(args: argparse.Namespace) -> int:
+    """`policy check` reads a file alone; `policy explain` may ask Novo and Slack."""
+    from bot.policy.command import check_policy, explain_policy
+
+    if args.policy_command == "check":
+        return check_policy(args.file)
+    return asyncio.run(
+        explain_policy(
+            interaction_id=args.interaction_id,
+            interaction_file=args.interaction_file,
+            policy_path=args.policy,
+        )
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _configure_logging(args.verbose)
@@ -132,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_check())
         if args.command == "db":
             return asyncio.run(_db(args.action))
+        if args.command == "policy":
+            return _policy(args)
         if args.command == "sim":
             from bot.sim.server import run_sim
 

@@ -12,8 +12,12 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class SlackActor:
+    """Who clicked: `team_id` is the workspace the payload says they belong to (a
+    shared channel brings in people of other workspaces); None when unknown."""
+
     user_id: str
     display_name: str
+    team_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@
   `lane_depth{channel}` is what waits to be posted.
 - Are people answering? `time_to_decision_seconds{kind}` (created → resolved)
   and `expired_total{rule}`. Are they nudged in time?
-  `reminders_sent_total{rule}` and `escalations_sent_total{rule}`.
+  `reminders_sent_total{rule}` and `escalations_sent_total{rule}`; their own
+  "Remind me" DMs: `snoozes_total{result}`.
 
 The outbox gauges are read from the store when scraped, so they are true on
 every replica (the store is shared) and cost nothing between scrapes.
@@ -60,8 +61,8 @@ INTERACTION_FAILURES = Counter(
 )
 TIME_TO_DECISION = Histogram(
     "novo_slack_time_to_decision_seconds",
-    "From an interaction's creation to its resolution (in Slack or elsewhere), by kind",
-    ["kind"],
+    "From an interaction's creation to its resolution (in Slack or elsewhere), by kind and rule",
+    ["kind", "rule"],
     buckets=(10, 30, 60, 120, 300, 600, 900, 1800, 3600, 4 * 3600, 24 * 3600),
 )
 EXPIRED = Counter(
@@ -75,8 +76,13 @@ ESCALATIONS_SENT = Counter(
     "Escalation messages sent (a channel post or a DM each)",
     ["rule"],
 )
+SNOOZES = Counter(
+    "novo_slack_snoozes_total",
+    '"Remind me" DMs: sent, or dropped (the interaction ended first, or Slack refused the DM)',
+    ["result"],
+)
 RULE_DEFAULTS = "defaults"
-"""The only rule there is until the policy grows rules of its own."""
+"""The rule of an interaction no policy rule matched (and of any when the rule is unknown)."""
 NOVO_CALLS = Counter(
     "novo_slack_novo_calls_total",
     "HTTP calls to Novo by route and status (timeout and connection_error when none came back)",
@@ -114,15 +120,18 @@ def count_decision(outcome: str, *, source: str, first_attempt: bool) -> None:
     _DECISIONS.labels(outcome, source).inc()
 
 
-def observe_final(before: Interaction | None, after: Interaction) -> None:
-    """Count an interaction that has just left `pending`: resolved (timed) or expired."""
+def observe_final(
+    before: Interaction | None, after: Interaction, rule: str = RULE_DEFAULTS
+) -> None:
+    """Count an interaction that has just left `pending`: resolved (timed) or expired,
+    under the policy rule it fell under."""
     if before is not None and before.status != "pending":
         return
     if after.status == "cancelled" and after.reason == TIMEOUT_REASON:
-        EXPIRED.labels(RULE_DEFAULTS).inc()
+        EXPIRED.labels(rule).inc()
     elif after.status == "resolved" and after.resolved_at is not None:
         waited = (after.resolved_at - after.created_at).total_seconds()
-        TIME_TO_DECISION.labels(after.kind).observe(max(0.0, waited))
+        TIME_TO_DECISION.labels(after.kind, rule).observe(max(0.0, waited))
 
 
 def novo_route(path: str) -> str:

@@ -28,7 +28,8 @@ from bot.config import Settings, SettingsError
 from bot.health import Check, Running, add_health_routes
 from bot.metrics import install_slack_counter
 from bot.novo.client import NovoClient
-from bot.policy.file import PolicyError, PolicyFile, load_policy
+from bot.policy.file import PolicyError
+from bot.policy.live import LivePolicy
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
 from bot.slack.app import build_bolt_app
@@ -77,7 +78,7 @@ class Bridge:
         self._scheduler: AsyncIOScheduler | None = None
         self._in_flight = InFlight()
         self.identity: SlackIdentity | None = None
-        self.policy = PolicyFile()
+        self.policy = LivePolicy(settings.default_channel)
         self.services: Services | None = None
         self.jobs: BridgeJobs | None = None
         self.url: str | None = None
@@ -94,7 +95,7 @@ class Bridge:
     async def _start(self) -> None:
         settings = self.settings
         try:  # a policy file with a mistake is a setting that is wrong: exit 2, one line
-            self.policy = load_policy(settings.config_path)
+            self.policy = LivePolicy.load(settings.config_path, settings.default_channel)
         except PolicyError as exc:
             raise SettingsError(f"NOVO_SLACK_CONFIG: {exc}") from None
         self._store = store = await _open_store(settings)
@@ -128,6 +129,7 @@ class Bridge:
             post_rate=settings.post_rate,
             update_rate=settings.update_rate,
             policy=self.policy,
+            home_team=identity.team_id,
         )
         signing_secret = settings.slack_signing_secret.get_secret_value()
         app = build_bolt_app(
@@ -166,6 +168,10 @@ class Bridge:
         self._scheduler.start()
         self._started = True
         log.info("bridge started: %s", self._summary())
+
+    def reload_policy(self) -> bool:
+        """Re-read the policy file (SIGHUP); a file with a mistake leaves the old one in force."""
+        return self.policy.reload()
 
     async def stop(self) -> None:
         """Stop taking requests, let listeners then jobs finish (bounded), close; safe twice."""

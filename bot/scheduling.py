@@ -1,13 +1,13 @@
 """Timed work on APScheduler: polling, redelivering queued decisions, refreshing
-countdowns, reminding and escalating before an expiry, forgetting abandoned
-form drafts.
+countdowns, reminding and escalating before an expiry, sending the "Remind me"
+DMs people asked for, forgetting abandoned form drafts.
 
 Of several replicas on one database, exactly one polls Novo and runs the
 timed jobs: the holder of the `poller` lease, a row in the store renewed
 every poll interval by a job of its own (so a slow poll never lets it lapse)
 and taken over by another replica within three intervals of the holder's
-death. Redelivery runs on every replica: each queued decision is claimed by
-exactly one of them in the store.
+death. Redelivery and snoozes run on every replica: each queued decision,
+and each due snooze, is claimed by exactly one of them in the store.
 
 The jobs run independently: a poll stuck on a slow Novo, or a 429's
 `Retry-After` sleep inside one job, never holds back a queued decision's
@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 REDELIVERY_TICK_SECONDS = 1.0
 REMINDER_TICK_SECONDS = 1.0
+SNOOZE_TICK_SECONDS = 1.0
 COUNTDOWN_REFRESH_SECONDS = 30.0
 DRAFT_PRUNE_SECONDS = 600.0
 POLL_BACKOFF_MAX_SECONDS = 60.0
@@ -202,6 +203,12 @@ class BridgeJobs:
     async def _remind(self) -> None:
         await self._services.reminders.run_due()
 
+    async def send_snoozes(self) -> None:
+        await self._run(self._send_snoozes)
+
+    async def _send_snoozes(self) -> None:
+        await self._services.snoozes.run_due()
+
     async def prune_drafts(self) -> None:
         if self.leading:
             await self._run(self._prune_drafts)
@@ -220,6 +227,7 @@ class BridgeJobs:
             (self.redeliver, REDELIVERY_TICK_SECONDS, "redeliver"),
             (self.refresh_countdowns, COUNTDOWN_REFRESH_SECONDS, "countdowns"),
             (self.remind, REMINDER_TICK_SECONDS, "reminders"),
+            (self.send_snoozes, SNOOZE_TICK_SECONDS, "snoozes"),
             (self.prune_drafts, DRAFT_PRUNE_SECONDS, "drafts"),
         ]
         for job, seconds, job_id in jobs:

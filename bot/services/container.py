@@ -6,12 +6,16 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.novo.client import NovoClient
-from bot.policy.file import PolicyFile
+from bot.policy.live import LivePolicy
 from bot.services.approvals import ApprovalService
+from bot.services.deciders import DeciderGate
 from bot.services.decisions import DecisionService
 from bot.services.forms import FormService
+from bot.services.groups import GroupService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
+from bot.services.snoozes import SnoozeService
+from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
 from bot.slack.presenter import Presenter
 from bot.store import Store
@@ -29,11 +33,13 @@ class Services:
     publisher: MessagePublisher
     decisions: DecisionService
     approvals: ApprovalService
+    groups: GroupService
     questions: QuestionService
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
     reminders: ReminderService
+    snoozes: SnoozeService
     clock: Clock
 
     @classmethod
@@ -48,9 +54,13 @@ class Services:
         redelivery_base: float = 1.0,
         post_rate: float = 1.0,
         update_rate: float = 50.0,
-        policy: PolicyFile | None = None,
+        policy: LivePolicy | None = None,
+        home_team: str | None = None,
     ) -> Services:
-        policy = policy or PolicyFile()
+        """`home_team`: this app's workspace (auth.test); clickers from others are refused
+        unless the policy allows guests."""
+        policy = policy or LivePolicy(default_channel)
+        gate = DeciderGate(policy, SlackDirectory(slack.client), home_team)
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
@@ -59,6 +69,7 @@ class Services:
             publisher,
             clock,
             names=slack.display_name,
+            gate=gate,
             redelivery_base=redelivery_base,
         )
         return cls(
@@ -67,11 +78,15 @@ class Services:
             slack=slack,
             publisher=publisher,
             decisions=decisions,
-            approvals=ApprovalService(decisions, clock),
+            approvals=ApprovalService(
+                decisions, clock, store=store, gate=gate, publisher=publisher
+            ),
+            groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
-            forms=FormService(store, slack),
+            forms=FormService(store, slack, gate=gate),
             presenter=Presenter(store, slack),
-            engine=SyncEngine(novo, store, publisher, ChannelRouter(default_channel), clock),
-            reminders=ReminderService(store, slack, publisher, policy.defaults, clock),
+            engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),
+            reminders=ReminderService(store, slack, publisher, policy, clock),
+            snoozes=SnoozeService(store, slack, publisher, clock),
             clock=clock,
         )

@@ -17,12 +17,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
-from bot.metrics import count_decision, observe_final
+from bot.metrics import RULE_DEFAULTS, count_decision, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     BadRequestError,
@@ -31,8 +31,14 @@ from bot.novo.errors import (
     NovoError,
     ResolveRuleError,
 )
-from bot.novo.models import Interaction, ResolveInteractionBody
-from bot.novo.rules import check_resolve_body
+from bot.novo.models import (
+    APPROVE_OPTION,
+    BatchResolveItem,
+    Interaction,
+    ResolveInteractionBody,
+)
+from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body
+from bot.services.deciders import DeciderGate
 from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.reasons import slack_reason
@@ -75,11 +81,13 @@ class DecisionService:
         clock: Clock,
         *,
         names: NameLookup = _no_lookup,
+        gate: DeciderGate | None = None,
         redelivery_base: float = REDELIVERY_BASE_SECONDS,
         redelivery_max: float = REDELIVERY_MAX_SECONDS,
     ) -> None:
         self._store = store
         self._names = names
+        self._gate = gate
         self._novo = novo
         self._publisher = publisher
         self._clock = clock
@@ -108,7 +116,7 @@ class DecisionService:
                 await acknowledge()
 
         try:
-            recorded = await self._record(interaction_id, body, decision)
+            recorded = await self.record(interaction_id, body, decision)
         except Exception:
             log.exception("could not record a decision on %s", interaction_id)
             recorded = DecisionOutcome(OutcomeKind.REJECTED, NOT_RECORDED_TEXT)
@@ -119,10 +127,14 @@ class DecisionService:
         queued, snapshot = recorded
         return await self.deliver(queued, snapshot)
 
-    async def _record(
+    async def record(
         self, interaction_id: str, body: ResolveInteractionBody, decision: SlackDecision
     ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
-        """The queued decision, or why it was not queued."""
+        """Queue the decision in the outbox (the policy allowing); or why it was not queued.
+
+        Callers that deliver several at once (Approve all) record each, ack,
+        then `deliver_batch`.
+        """
         tracked = await self._store.get(interaction_id)
         if tracked is None:
             return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
@@ -131,6 +143,10 @@ class DecisionService:
         if not tracked.snapshot.is_pending:
             text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
             return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
+        if self._gate is not None:
+            refused = await self._gate.refusal(tracked.snapshot, decision.actor)
+            if refused is not None:
+                return DecisionOutcome(OutcomeKind.REFUSED, refused, tracked.snapshot)
         try:
             check_resolve_body(tracked.snapshot, body)
         except ResolveRuleError as exc:
@@ -182,40 +198,126 @@ class DecisionService:
     async def _deliver(
         self, queued: QueuedDecision, snapshot: Interaction | None
     ) -> DecisionOutcome:
-        interaction_id = queued.interaction_id
-        decision = await self._named(queued.decision)
-        body = queued.body.model_copy(
-            update={"reason": slack_reason(decision.verb, decision.actor, decision.note)}
-        )
+        decision, body = await self._labelled(queued)
         try:
             async with asyncio.timeout(DELIVERY_ATTEMPT_SECONDS):
-                result = await self._novo.resolve(interaction_id, body, interaction=snapshot)
+                result = await self._novo.resolve(queued.interaction_id, body, interaction=snapshot)
         except TimeoutError:
             return await self._later(queued, f"no answer within {DELIVERY_ATTEMPT_SECONDS:.0f}s")
         except ConflictError:
             return await self._on_conflict(queued, snapshot)
         except InteractionNotFoundError:
-            await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
-            await self._store.mark_gone(interaction_id, self._clock())
-            await self._publisher.refresh_soon_by_id(interaction_id)
-            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
+            return await self._gone(queued)
         except (BadRequestError, ResolveRuleError) as exc:
-            message = exc.message
-            await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
-            await self._publisher.refresh_soon_by_id(interaction_id)
-            log.warning("Novo refused the decision on %s: %s", interaction_id, message)
-            return DecisionOutcome.with_detail(
-                OutcomeKind.REJECTED, "Novo refused that answer", message
-            )
+            return await self._rejected(queued, exc.message)
         except NovoError as exc:
             return await self._later(queued, str(exc))
-        observe_final(snapshot, result)
-        await self._store.update_snapshot(result, self._clock())
+        return await self._delivered(queued, decision, snapshot, result)
+
+    async def deliver_batch(
+        self, root_run_id: str, batch: Sequence[tuple[QueuedDecision, Interaction | None]]
+    ) -> list[DecisionOutcome]:
+        """Deliver queued decisions on one run's siblings with `resolveBatch`, in order.
+
+        Each item keeps its own reason and its own outcome; a failed call
+        leaves every item queued for redelivery one by one (resolving an item
+        alone means the same as in a batch).
+        """
+        if not batch:
+            return []
+        labelled = await asyncio.gather(*(self._labelled(q) for q, _ in batch))
+        items = [
+            BatchResolveItem(
+                id=queued.interaction_id,
+                input_responses=body.input_responses,
+                cancel=body.cancel,
+                reason=body.reason,
+            )
+            for (queued, _), (_, body) in zip(batch, labelled, strict=True)
+        ]
+        calls = -(-len(items) // MAX_BATCH_ITEMS)
+        try:
+            async with asyncio.timeout(DELIVERY_ATTEMPT_SECONDS * calls):
+                answered = await self._novo.resolve_batch(root_run_id, items)
+        except TimeoutError:
+            error = f"no answer within {DELIVERY_ATTEMPT_SECONDS * calls:.0f}s"
+            return [await self._later(queued, error) for queued, _ in batch]
+        except NovoError as exc:
+            return [await self._later(queued, str(exc)) for queued, _ in batch]
+        outcomes = await asyncio.gather(
+            *(
+                self._batch_item(queued, snapshot, decision, result.status)
+                for (queued, snapshot), (decision, _), result in zip(
+                    batch, labelled, answered.items, strict=True
+                )
+            )
+        )
+        for (queued, _), outcome in zip(batch, outcomes, strict=True):
+            count_decision(outcome.kind.value, source="batch", first_attempt=queued.attempts == 0)
+        return list(outcomes)
+
+    async def _batch_item(
+        self,
+        queued: QueuedDecision,
+        snapshot: Interaction | None,
+        decision: SlackDecision,
+        status: str,
+    ) -> DecisionOutcome:
+        if status in ("resolved", "already_resolved"):
+            try:
+                async with asyncio.timeout(DELIVERY_ATTEMPT_SECONDS):
+                    current = await self._novo.get(queued.interaction_id)
+            except (TimeoutError, NovoError) as exc:
+                log.warning("could not re-read %s after a batch: %r", queued.interaction_id, exc)
+                current = None  # the next poll finds it no longer pending and shows it
+            return await self._delivered(queued, decision, snapshot, current)
+        if status == "conflict":
+            return await self._on_conflict(queued, snapshot)
+        if status == "not_found":
+            return await self._gone(queued)
+        return await self._rejected(queued, f"the item was refused ({status})")
+
+    async def _labelled(
+        self, queued: QueuedDecision
+    ) -> tuple[SlackDecision, ResolveInteractionBody]:
+        """The decision with the decider named, and the body carrying its reason."""
+        decision = await self._named(queued.decision)
+        deciders = await self._approvers(queued, decision.actor)
+        body = queued.body.model_copy(
+            update={"reason": slack_reason(decision.verb, deciders, decision.note)}
+        )
+        return decision, body
+
+    async def _delivered(
+        self,
+        queued: QueuedDecision,
+        decision: SlackDecision,
+        before: Interaction | None,
+        result: Interaction | None,
+    ) -> DecisionOutcome:
+        interaction_id = queued.interaction_id
+        if result is not None:
+            observe_final(before, result, self._rule_of(result))
+            await self._store.update_snapshot(result, self._clock())
         await self._store.record_slack_decision(interaction_id, decision)
         await self._store.finish_decision(queued.id, "delivered", self._clock())
         await self._publisher.refresh_soon_by_id(interaction_id)
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
         return DecisionOutcome(OutcomeKind.DELIVERED, f"{decision.verb}.", result)
+
+    async def _gone(self, queued: QueuedDecision) -> DecisionOutcome:
+        await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
+        await self._store.mark_gone(queued.interaction_id, self._clock())
+        await self._publisher.refresh_soon_by_id(queued.interaction_id)
+        return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
+
+    async def _rejected(self, queued: QueuedDecision, message: str) -> DecisionOutcome:
+        await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
+        await self._publisher.refresh_soon_by_id(queued.interaction_id)
+        log.warning("Novo refused the decision on %s: %s", queued.interaction_id, message)
+        return DecisionOutcome.with_detail(
+            OutcomeKind.REJECTED, "Novo refused that answer", message
+        )
 
     async def _later(self, queued: QueuedDecision, error: str) -> DecisionOutcome:
         """Novo did not answer finally: keep the decision and try again after a while."""
@@ -235,6 +337,24 @@ class DecisionService:
             "Couldn't reach Novo right now. Your decision is saved and will be delivered"
             " as soon as Novo answers.",
         )
+
+    def _rule_of(self, interaction: Interaction) -> str:
+        return self._gate.route(interaction).rule if self._gate is not None else RULE_DEFAULTS
+
+    async def _approvers(self, queued: QueuedDecision, actor: SlackActor) -> list[SlackActor]:
+        """Who the reason names: an approval that met a quorum names every approver by id."""
+        responses = queued.body.input_responses or []
+        if not responses or responses[0].option_id != APPROVE_OPTION:
+            return [actor]
+        standing = await self._store.votes(queued.interaction_id)
+        names = await asyncio.gather(*(self._names(v.user_id, v.user_name) for v in standing))
+        approvers = [
+            actor if v.user_id == actor.user_id else SlackActor(v.user_id, name)
+            for v, name in zip(standing, names, strict=True)
+        ]
+        if actor.user_id not in {v.user_id for v in standing}:
+            approvers.append(actor)
+        return approvers
 
     async def _named(self, decision: SlackDecision) -> SlackDecision:
         """The decision with the decider's display name, as the reason should carry it."""
@@ -263,7 +383,7 @@ class DecisionService:
             log.warning("could not re-read %s after a conflict: %s", interaction_id, exc)
             current = None
         if current is not None:
-            observe_final(before, current)
+            observe_final(before, current, self._rule_of(current))
             await self._store.update_snapshot(current, self._clock())
         await self._publisher.refresh_soon_by_id(interaction_id)
         tracked = await self._store.get(interaction_id)

@@ -22,6 +22,8 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
+from bot.domain import SlackActor
+from bot.services.deciders import DeciderGate
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.slack.gateway import VIEW_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
@@ -43,11 +45,13 @@ class FormService:
         store: Store,
         slack: SlackGateway,
         *,
+        gate: DeciderGate | None = None,
         read_reuse_seconds: float = READ_REUSE_SECONDS,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._slack = slack
+        self._gate = gate
         self._reuse = read_reuse_seconds
         self._monotonic = monotonic
         self._reads: dict[str, asyncio.Future[TrackedInteraction | None]] = {}
@@ -92,18 +96,33 @@ class FormService:
         return tracked, None
 
     async def open_reason_modal(
-        self, trigger_id: str, interaction_id: str, intent: ReasonIntent
-    ) -> None:
+        self, trigger_id: str, interaction_id: str, intent: ReasonIntent, actor: SlackActor
+    ) -> str | None:
+        """Open the reason form; or, for someone who may not decide, why not (nothing opens)."""
         tracked, notice = await self._waiting(interaction_id)
+        if tracked is not None and (refused := await self._refusal(tracked, actor)):
+            return refused
         view = notice if tracked is None else render_reason_modal(tracked.snapshot, intent)
         assert view is not None
         await self._open(trigger_id, view)
+        return None
 
-    async def open_answer_modal(self, trigger_id: str, interaction_id: str) -> None:
+    async def open_answer_modal(
+        self, trigger_id: str, interaction_id: str, actor: SlackActor
+    ) -> str | None:
+        """Open the answer form; or, for someone who may not decide, why not (nothing opens)."""
         tracked, notice = await self._waiting(interaction_id)
+        if tracked is not None and (refused := await self._refusal(tracked, actor)):
+            return refused
         view = notice if tracked is None else render_question_modal(tracked.snapshot, 0)
         assert view is not None
         await self._open(trigger_id, view)
+        return None
+
+    async def _refusal(self, tracked: TrackedInteraction, actor: SlackActor) -> str | None:
+        if self._gate is None:
+            return None
+        return await self._gate.refusal(tracked.snapshot, actor)
 
     async def _open(self, trigger_id: str, view: dict[str, Any]) -> None:
         """Open `view`; one Slack refuses as too large becomes a notice saying so

@@ -30,6 +30,8 @@ class OutcomeKind(StrEnum):
     NOT_WAITING = "not_waiting"  # expired, cancelled or already resolved
     REJECTED = "rejected"  # the body was refused (400): nothing sent or recorded
     UNKNOWN = "unknown"  # the bridge never posted this interaction
+    VOTED = "voted"  # an approval counted towards a quorum (or withdrawn): nothing sent yet
+    REFUSED = "refused"  # the policy does not let this person decide it: nothing recorded
 
 
 @dataclass(frozen=True)

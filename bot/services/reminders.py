@@ -24,8 +24,9 @@ from functools import partial
 from typing import Literal
 
 from bot.clock import Clock
-from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT, RULE_DEFAULTS
-from bot.policy.file import Defaults
+from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
+from bot.policy.live import LivePolicy
+from bot.policy.routes import Route
 from bot.policy.timing import Lead
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.reminder import reminder_text
@@ -53,11 +54,11 @@ class Step:
     lead: Lead
 
 
-def plan(defaults: Defaults) -> list[Step]:
-    """The steps the policy asks for, named stably so a claim survives restarts."""
-    steps = [Step(f"remind {lead.text}", "remind", lead) for lead in defaults.remind]
-    if defaults.escalate is not None:
-        steps.append(Step(ESCALATE_STEP, "escalate", defaults.escalate.at))
+def plan(route: Route) -> list[Step]:
+    """The steps an interaction's rule asks for, named stably so a claim survives restarts."""
+    steps = [Step(f"remind {lead.text}", "remind", lead) for lead in route.remind]
+    if route.escalate is not None:
+        steps.append(Step(ESCALATE_STEP, "escalate", route.escalate.at))
     return steps
 
 
@@ -67,19 +68,22 @@ class ReminderService:
         store: Store,
         slack: SlackGateway,
         publisher: MessagePublisher,
-        defaults: Defaults,
+        policy: LivePolicy,
         clock: Clock,
     ) -> None:
         self._store = store
         self._slack = slack
         self._publisher = publisher
-        self._defaults = defaults
-        self._steps = plan(defaults)
+        self._policy = policy
         self._clock = clock
+
+    def _any_steps(self) -> bool:
+        policy = self._policy.current
+        return any(s.remind or s.escalate is not None for s in (policy.defaults, *policy.rules))
 
     async def run_due(self) -> int:
         """Claim every step due now and queue its send; returns how many were queued."""
-        if not self._steps:
+        if not self._any_steps():
             return 0
         now = self._clock()
         waiting = [
@@ -102,10 +106,11 @@ class ReminderService:
         if now >= expires:
             return 0  # its ending is the poll's to show
         created = tracked.snapshot.created_at
+        route = self._policy.route(tracked.snapshot)
         due = sorted(
             (
                 (at, step)
-                for step in self._steps
+                for step in plan(route)
                 if step.name not in done and (at := step.lead.due_at(created, expires)) <= now
             ),
             key=lambda pair: pair[0],
@@ -125,7 +130,7 @@ class ReminderService:
             if step.kind == "remind":
                 self._queue_reminder(tracked, step)
             else:
-                await self._queue_escalation(tracked)
+                await self._queue_escalation(tracked, route)
             queued += 1
         return queued
 
@@ -139,9 +144,15 @@ class ReminderService:
             partial(self._remind, tracked.id, step.name),
         )
 
-    def _mentions(self) -> list[str]:
-        # `deciders` has no list yet: who may decide comes with per-rule policy
-        return ["<!here>"] if self._defaults.mention == "here" else []
+    @staticmethod
+    def _mentions(route: Route) -> list[str]:
+        """Who a reminder mentions: the rule's deciders (users and groups), or @here."""
+        if route.mention == "here":
+            return ["<!here>"]
+        if route.mention == "deciders" and not route.deciders.anyone:
+            users = [f"<@{user}>" for user in route.deciders.users]
+            return users + [f"<!subteam^{group}>" for group in route.deciders.groups]
+        return []
 
     async def _remind(self, interaction_id: str, step: str) -> None:
         current = await self._still_open(interaction_id, step)
@@ -149,9 +160,10 @@ class ReminderService:
             return
         expires = current.snapshot.expires_at
         assert expires is not None
-        text = reminder_text(expires, self._clock(), self._mentions())
-        await self._slack.post_reply(current.channel, current.ts, text)
-        REMINDERS_SENT.labels(RULE_DEFAULTS).inc()
+        route = self._policy.route(current.snapshot)
+        text = reminder_text(expires, self._clock(), self._mentions(route))
+        await self._slack.post_reply(current.shown_in, current.ts, text)
+        REMINDERS_SENT.labels(route.rule).inc()
         log.info("reminded %s (%s)", interaction_id, step)
 
     async def _still_open(self, interaction_id: str, step: str) -> TrackedInteraction | None:
@@ -166,8 +178,8 @@ class ReminderService:
 
     # ------------------------------------------------------------------ escalation
 
-    async def _queue_escalation(self, tracked: TrackedInteraction) -> None:
-        escalate = self._defaults.escalate
+    async def _queue_escalation(self, tracked: TrackedInteraction, route: Route) -> None:
+        escalate = route.escalate
         assert escalate is not None
         targets = ([escalate.to.channel] if escalate.to.channel else []) + escalate.to.users
         now = self._clock()
@@ -186,8 +198,8 @@ class ReminderService:
             return
         taken = (await self._store.steps_taken([interaction_id]))[interaction_id]
         if not any(s.step == ESCALATE_STEP and s.link for s in taken):
-            link = await self._slack.permalink(current.channel, current.ts)
+            link = await self._slack.permalink(current.shown_in, current.ts)
             await self._store.set_step_link(interaction_id, ESCALATE_STEP, link)
         await self._publisher.post_escalation(current, target)
-        ESCALATIONS_SENT.labels(RULE_DEFAULTS).inc()
+        ESCALATIONS_SENT.labels(self._policy.route(current.snapshot).rule).inc()
         log.info("escalated %s to %s", interaction_id, target)

@@ -92,6 +92,11 @@ def build_web_client(token: str, base_url: str | None = None) -> AsyncWebClient:
     return AsyncWebClient(**kwargs, retry_handlers=handlers)
 
 
+def is_user_id(slack_id: str) -> bool:
+    """A user (`U…`, or `W…` on Enterprise Grid), as a route's `dm:` list names them."""
+    return slack_id.startswith(("U", "W"))
+
+
 def slack_ts(moment: datetime) -> str:
     """A datetime as a Slack message timestamp (`oldest`/`latest` of history calls)."""
     return f"{moment.timestamp():.6f}"
@@ -103,18 +108,23 @@ class SlackGateway:
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client
         self._names: dict[str, str] = {}
+        self._dms: dict[str, str] = {}  # user id -> the bot's DM with them (an id lookup)
 
     async def post_message(self, channel: str, message: RenderedMessage) -> str:
         return (await self.post_message_to(channel, message))[1]
 
-    async def post_message_to(self, channel: str, message: RenderedMessage) -> tuple[str, str]:
+    async def post_message_to(
+        self, channel: str, message: RenderedMessage, *, thread_ts: str | None = None
+    ) -> tuple[str, str]:
         """Post; (the channel Slack put it in, its ts). Posted to a user id, that is
-        the DM's own id, which later updates must name."""
+        the DM's own id, which later updates must name. `thread_ts`: as a reply in
+        that message's thread (a card under its step group)."""
         response = await self.client.chat_postMessage(
             channel=channel,
             text=message["text"],
             blocks=message["blocks"],
             metadata=message["metadata"] or None,
+            thread_ts=thread_ts,
             unfurl_links=False,
             unfurl_media=False,
         )
@@ -124,6 +134,13 @@ class SlackGateway:
         """A plain reply in a message's thread (a reminder), mentions allowed."""
         response = await self.client.chat_postMessage(
             channel=channel, thread_ts=thread_ts, text=text, unfurl_links=False
+        )
+        return str(response["ts"])
+
+    async def post_text(self, channel: str, text: str) -> str:
+        """A plain message (a word to someone in their DM with the bot)."""
+        response = await self.client.chat_postMessage(
+            channel=channel, text=text, unfurl_links=False, unfurl_media=False
         )
         return str(response["ts"])
 
@@ -144,9 +161,16 @@ class SlackGateway:
         await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
 
     async def find_posted(
-        self, channel: str, interaction_id: str, oldest: datetime | None = None
+        self,
+        channel: str,
+        interaction_id: str,
+        oldest: datetime | None = None,
+        *,
+        event_type: str = METADATA_EVENT_TYPE,
+        key: str = "interaction_id",
     ) -> str | None:
-        """The ts of a message we posted for `interaction_id`, found by its metadata.
+        """The ts of a message we posted for `interaction_id`, found by its metadata
+        (a step group's message: `event_type` and `key` name its group id).
 
         Only for the crash window between posting and recording the ts, so it
         searches from `oldest` (the claim time, less a margin) through every
@@ -166,10 +190,7 @@ class SlackGateway:
             for message in messages:
                 metadata = message.get("metadata") or {}
                 payload = metadata.get("event_payload") or {}
-                if (
-                    metadata.get("event_type") == METADATA_EVENT_TYPE
-                    and payload.get("interaction_id") == interaction_id
-                ):
+                if metadata.get("event_type") == event_type and payload.get(key) == interaction_id:
                     return str(message["ts"])
             cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
             if not response.get("has_more") or not cursor:
@@ -215,3 +236,22 @@ class SlackGateway:
 
     async def update_view(self, view_id: str, view: dict[str, Any]) -> None:
         await self.client.views_update(view_id=view_id, view=view)
+
+    async def open_dm(self, user_id: str) -> str:
+        """The id (`D…`) of the bot's DM with a user (conversations.open, scope `im:write`).
+
+        A post may name the user, but chat.update, conversations.history,
+        chat.getPermalink and thread replies want the DM's own id. Cached per user:
+        the DM of a bot and a person never changes, so this is a lookup, not state.
+        """
+        known = self._dms.get(user_id)
+        if known is not None:
+            return known
+        response = await self.client.conversations_open(users=user_id)
+        channel = str(response["channel"]["id"])
+        self._dms[user_id] = channel
+        return channel
+
+    async def conversation_for(self, destination: str) -> str:
+        """Where to post for a route's destination: a channel as it is, a user's DM by its id."""
+        return await self.open_dm(destination) if is_user_id(destination) else destination

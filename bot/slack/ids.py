@@ -13,6 +13,9 @@ class ActionId(StrEnum):
     DENY = "novo_deny"
     APPROVAL_OVERFLOW = "novo_approval_overflow"  # overflow: "approve with note"
     VIEW_INPUT = "novo_view_input"
+    # step group message (value: the group id)
+    APPROVE_ALL = "novo_approve_all"
+    DENY_ALL = "novo_deny_all"
     # input viewer modal
     INPUT_PAGE_PREV = "novo_input_prev"
     INPUT_PAGE_NEXT = "novo_input_next"
@@ -21,6 +24,7 @@ class ActionId(StrEnum):
     QUESTION_ACTION = "novo_q_action"  # value: "<interaction id>|<action index>"
     QUICK_OPTION = "novo_q_quick"  # value: "<interaction id>|<option index>"
     QUESTION_OVERFLOW = "novo_q_overflow"  # overflow: "dismiss"
+    QUESTION_REMIND = "novo_q_remind"  # overflow: the "Remind me" choices
     # question modal
     QUESTION_NEXT_PAGE = "novo_q_next"
     # inputs inside modals (action ids of input elements)
@@ -29,17 +33,29 @@ class ActionId(StrEnum):
     OTHER_TEXT_INPUT = "novo_other_text"
 
 
+GROUP_ACTIONS_BLOCK_ID = "novo_group_actions"
+GROUP_METADATA_EVENT_TYPE = "novo_step_group"
+"""A step group's message metadata event type; its payload carries the group id."""
+
+
 class CallbackId(StrEnum):
     DENY_MODAL = "novo_deny_modal"
     APPROVE_NOTE_MODAL = "novo_approve_note_modal"
     INPUT_VIEWER = "novo_input_viewer"
     QUESTION_MODAL = "novo_question_modal"
     NOTICE_MODAL = "novo_notice_modal"
+    DENY_ALL_MODAL = "novo_deny_all_modal"  # private_metadata: the group id
 
 
 class OverflowValue(StrEnum):
     APPROVE_WITH_NOTE = "approve_note"
+    WITHDRAW_APPROVAL = "withdraw_approval"  # a vote towards a quorum, taken back
     DISMISS = "dismiss"
+    # "Remind me" (see slack.snooze_choices): in an approval's overflow, and in a
+    # question's second one (the Dismiss overflow's confirmation would cover them)
+    REMIND_15_MIN = "remind_15m"
+    REMIND_1_HOUR = "remind_1h"
+    REMIND_BEFORE_EXPIRY = "remind_before_expiry"
 
 
 METADATA_EVENT_TYPE = "novo_interaction"

@@ -2,8 +2,9 @@
 
 Services return a `DecisionOutcome`; this turns it into what the person sees.
 A delivered decision needs no extra word (the message itself now shows it);
-everything else (already decided, refused, queued, gone) is an ephemeral
-message in the interaction's channel, visible only to them.
+everything else (already decided, refused, queued, gone, not theirs to
+decide) is an ephemeral message in the interaction's channel, visible only to
+them, or a plain message in a DM with the bot.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
-from bot.slack.gateway import SlackGateway
+from bot.slack.gateway import SlackGateway, is_user_id
 from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.store import Store
 
@@ -31,6 +32,22 @@ class Presenter:
         self._store = store
         self._slack = slack
 
+    async def say(self, user_id: str, text: str, channel: str | None) -> None:
+        """A word to one person: only they see it in a channel; in their DM without one."""
+        shown = ephemeral_text(DecisionOutcome(OutcomeKind.REJECTED, text))
+        try:
+            await self._post(await self._slack.conversation_for(channel or user_id), user_id, shown)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("could not tell %s: %r", user_id, exc)
+
+    async def refuse(
+        self, user_id: str, interaction_id: str, text: str, channel: str | None = None
+    ) -> None:
+        """Tell someone the policy does not let them decide this (nothing was recorded)."""
+        await self.tell(
+            user_id, interaction_id, DecisionOutcome(OutcomeKind.REFUSED, text), channel
+        )
+
     async def tell(
         self,
         user_id: str,
@@ -40,6 +57,8 @@ class Presenter:
     ) -> None:
         if outcome.kind is OutcomeKind.DELIVERED:
             return
+        if outcome.kind is OutcomeKind.REFUSED:
+            log.info("told %s they may not decide %s", user_id, interaction_id)
         if channel is None:
             tracked = await self._store.get(interaction_id)
             if tracked is None:
@@ -47,11 +66,35 @@ class Presenter:
                     "no channel to tell %s about %s: %s", user_id, interaction_id, outcome.text
                 )
                 return
-            channel = tracked.channel
+            # routed to DMs: each person is told in their own DM, never in someone else's
+            channel = user_id if is_user_id(tracked.channel) else tracked.channel
         try:
-            await self._slack.post_ephemeral(channel, user_id, ephemeral_text(outcome))
+            channel = await self._slack.conversation_for(channel)
+            await self._post(channel, user_id, ephemeral_text(outcome))
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             # The decision itself is safe in the store; only the courtesy note is lost.
             log.warning(
                 "could not tell %s about %s (%s): %r", user_id, interaction_id, outcome.kind, exc
             )
+
+    async def note(self, user_id: str, channel: str | None, text: str) -> None:
+        """A word about something other than a decision (a reminder set, or why not),
+        where `tell` would put it.
+
+        `text` is our own mrkdwn holding nobody else's words, so it is only cleaned,
+        not defused: its `<!date^…>` tokens stay live and each person reads the
+        time in their own zone.
+        """
+        if channel is None:
+            log.warning("no channel to tell %s: %s", user_id, text)
+            return
+        try:
+            await self._post(channel, user_id, clean_text(text))
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("could not tell %s in %s: %r", user_id, channel, exc)
+
+    async def _post(self, channel: str, user_id: str, text: str) -> None:
+        if channel.startswith("D"):  # a DM with the bot: a message there is theirs alone
+            await self._slack.post_text(channel, text)
+        else:
+            await self._slack.post_ephemeral(channel, user_id, text)

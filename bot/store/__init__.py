@@ -3,15 +3,26 @@
 from bot.store.errors import StoreLockedError, StoreOpenError
 from bot.store.records import dump_record as stored_form
 from bot.store.repository import Store
-from bot.store.rows import QueuedDecision, TakenStep, TrackedInteraction, TrackedMessage
+from bot.store.rows import (
+    QueuedDecision,
+    Snooze,
+    StepGroup,
+    TakenStep,
+    TrackedInteraction,
+    TrackedMessage,
+    Vote,
+)
 
 __all__ = [
     "QueuedDecision",
+    "Snooze",
+    "StepGroup",
     "Store",
     "StoreLockedError",
     "StoreOpenError",
     "TakenStep",
     "TrackedInteraction",
     "TrackedMessage",
+    "Vote",
     "stored_form",
 ]

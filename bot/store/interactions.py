@@ -8,10 +8,10 @@ check-then-act.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, case, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
@@ -19,7 +19,7 @@ from bot.novo.models import Interaction
 from bot.store.base import StoreBase
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import TrackedInteraction, tracked
-from bot.store.schema import PRIMARY, interactions, messages
+from bot.store.schema import COPY, PRIMARY, interactions, messages
 
 _primary = and_(messages.c.interaction_id == interactions.c.id, messages.c.purpose == PRIMARY)
 _PRIMARY_COLUMNS = (
@@ -29,19 +29,29 @@ _PRIMARY_COLUMNS = (
     messages.c.rendered_hash,
     messages.c.synced,
     messages.c.claimed_at,
+    messages.c.slack_channel,
 )
 
 
-_TRACKED = select(interactions, *_PRIMARY_COLUMNS).join(messages, _primary)
-_WITH_CHANNEL_MESSAGE = interactions.join(messages, _primary)
+TRACKED = select(interactions, *_PRIMARY_COLUMNS).join(messages, _primary)
 ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 
 
 class InteractionQueries(StoreBase):
     async def claim_for_posting(
-        self, interaction: Interaction, channel: str, now: datetime
+        self,
+        interaction: Interaction,
+        channel: str,
+        now: datetime,
+        *,
+        copies: Sequence[str] = (),
     ) -> bool:
-        """Record the intent to post before posting; False when already tracked (posted once)."""
+        """Record the intent to post before posting; False when already tracked (posted once).
+
+        `copies`: the route's further destinations (the other users of a `dm:` list),
+        each claimed as a `copy` message in the same transaction, so a crash can
+        never leave the primary claimed and a copy forgotten.
+        """
         claim = (
             self._insert(interactions)
             .values(
@@ -57,28 +67,44 @@ class InteractionQueries(StoreBase):
             .returning(interactions.c.id)
         )
 
+        wanted = [(PRIMARY, channel)] + [
+            (COPY, target) for target in dict.fromkeys(copies) if target != channel
+        ]
+
         async def claim_both(connection: AsyncConnection) -> bool:
             if (await connection.execute(claim)).first() is None:
                 return False
             await connection.execute(
-                messages.insert().values(
-                    interaction_id=interaction.id,
-                    purpose=PRIMARY,
-                    channel=channel,
-                    state="posting",
-                    synced=False,
-                    version=0,
-                    claimed_at=now,
-                    updated_at=now,
-                )
+                messages.insert(),
+                [
+                    {
+                        "interaction_id": interaction.id,
+                        "purpose": purpose,
+                        "channel": target,
+                        "state": "posting",
+                        "synced": False,
+                        "version": 0,
+                        "claimed_at": now,
+                        "updated_at": now,
+                    }
+                    for purpose, target in wanted
+                ],
             )
             return True
 
         return await self._transaction(claim_both)
 
     async def mark_posted(
-        self, interaction_id: str, ts: str, rendered_hash: str, now: datetime
+        self,
+        interaction_id: str,
+        ts: str,
+        rendered_hash: str,
+        now: datetime,
+        *,
+        slack_channel: str | None = None,
     ) -> bool:
+        """Record the primary's ts; `slack_channel`: where Slack put it, when that is not
+        its `channel` (the `D…` id of a DM routed to a user)."""
         return (
             await self._write(
                 update(messages)
@@ -90,6 +116,10 @@ class InteractionQueries(StoreBase):
                 .values(
                     state="posted",
                     ts=ts,
+                    # kept only when it differs, as for every other message
+                    slack_channel=case(
+                        (messages.c.channel == slack_channel, None), else_=slack_channel
+                    ),
                     rendered_hash=rendered_hash,
                     version=messages.c.version + 1,
                     updated_at=now,
@@ -171,7 +201,7 @@ class InteractionQueries(StoreBase):
         )
 
     async def get(self, interaction_id: str) -> TrackedInteraction | None:
-        row = await self._first(_TRACKED.where(interactions.c.id == interaction_id))
+        row = await self._first(TRACKED.where(interactions.c.id == interaction_id))
         return tracked(row) if row is not None else None
 
     async def unposted(self) -> list[TrackedInteraction]:
@@ -179,12 +209,12 @@ class InteractionQueries(StoreBase):
 
         Each carries `claimed_at`: a message, if one was sent, is no older.
         """
-        query = _TRACKED.where(messages.c.state == "posting")
+        query = TRACKED.where(messages.c.state == "posting")
         rows = await self._all(query.order_by(messages.c.claimed_at, interactions.c.id))
         return [tracked(r) for r in rows]
 
     async def open_interactions(self) -> list[TrackedInteraction]:
-        query = _TRACKED.where(
+        query = TRACKED.where(
             interactions.c.status == "pending",
             interactions.c.gone.is_(False),
             messages.c.state == "posted",
@@ -194,7 +224,7 @@ class InteractionQueries(StoreBase):
 
     async def out_of_step(self) -> list[TrackedInteraction]:
         """Finished interactions whose message may not show it yet (an update failed)."""
-        query = _TRACKED.where(
+        query = TRACKED.where(
             messages.c.synced.is_(False),
             messages.c.state == "posted",
             or_(interactions.c.status != "pending", interactions.c.gone.is_(True)),
@@ -204,15 +234,19 @@ class InteractionQueries(StoreBase):
 
     async def open_snapshots(self) -> dict[str, str]:
         """Each open interaction's stored record as JSON text, by id: what a poll compares
-        with what Novo lists, without parsing a thousand records it has seen before."""
-        query = (
-            select(interactions.c.id, interactions.c.snapshot)
-            .select_from(_WITH_CHANNEL_MESSAGE)
-            .where(
-                interactions.c.status == "pending",
-                interactions.c.gone.is_(False),
-                messages.c.state == "posted",
-            )
+        with what Novo lists, without parsing a thousand records it has seen before.
+
+        Open once any of its messages is in Slack: the primary, or a copy when the
+        first person of a `dm:` list could not be reached (its ending must still
+        reach the others).
+        """
+        shown = (
+            select(messages.c.interaction_id)
+            .where(messages.c.interaction_id == interactions.c.id, messages.c.state == "posted")
+            .exists()
+        )
+        query = select(interactions.c.id, interactions.c.snapshot).where(
+            interactions.c.status == "pending", interactions.c.gone.is_(False), shown
         )
         return {str(r["id"]): str(r["snapshot"]) for r in await self._all(query)}
 

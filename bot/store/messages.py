@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, delete, select, update
 
 from bot.store.base import StoreBase
 from bot.store.rows import TrackedMessage, message
@@ -138,3 +138,15 @@ class MessageQueries(StoreBase):
             )
         )
         return [message(r) for r in rows]
+
+    async def drop_claim(self, interaction_id: str, purpose: str, channel: str) -> bool:
+        """Forget a claim Slack will never let us post (that person cannot be DMed), so it
+        is not retried forever; a message already posted is never dropped."""
+        return (
+            await self._write(
+                delete(messages).where(
+                    *_named(interaction_id, purpose, channel), messages.c.state == "posting"
+                )
+            )
+            == 1
+        )

@@ -1,8 +1,8 @@
 """The store: one class the rest of the bridge talks to, on SQLite or PostgreSQL.
 
 Its queries live in one module per concern (interactions, messages, the
-decision outbox, replica coordination, drafts, reminder steps); this module only opens and
-closes it.
+decision outbox, replica coordination, drafts, reminder steps, snoozes,
+quorum votes, step groups); this module only opens and closes it.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.coordination import CoordinationQueries
 from bot.store.drafts import DraftQueries
+from bot.store.groups import GroupQueries
 from bot.store.interactions import InteractionQueries
 from bot.store.messages import MessageQueries
 from bot.store.migrate import upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
+from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
+from bot.store.votes import VoteQueries
 
 
 class Store(
@@ -30,6 +33,9 @@ class Store(
     CoordinationQueries,
     DraftQueries,
     StepQueries,
+    SnoozeQueries,
+    VoteQueries,
+    GroupQueries,
 ):
     """Owns the engine; one instance per process.
 

@@ -14,6 +14,7 @@ from bot.store.records import load_record
 
 DecisionState = Literal["queued", "delivered", "conflict", "rejected", "gone"]
 MessageState = Literal["posting", "posted"]
+SnoozeState = Literal["waiting", "sent", "dropped"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ class TrackedMessage:
 class TrackedInteraction:
     """One interaction the bridge has (or is about to have) a Slack message for.
 
-    `channel`, `ts`, `rendered_hash`, `state` and `claimed_at` are those of
-    its primary message (purpose `channel`).
+    `channel`, `ts`, `rendered_hash`, `state`, `claimed_at` and `slack_channel`
+    are those of its primary message (purpose `channel`). `channel` is the
+    destination as the policy named it (a channel, or a user for a DM): lanes
+    and store keys use it; anything said to Slack about the message names
+    `shown_in`.
     """
 
     id: str
@@ -61,6 +65,13 @@ class TrackedInteraction:
     gone: bool
     decided_in_slack: SlackDecision | None
     claimed_at: datetime | None = None
+    slack_channel: str | None = None
+    group_id: str | None = None
+
+    @property
+    def shown_in(self) -> str:
+        """The channel to name to Slack: a DM's own id (`D…`) once it was posted there."""
+        return self.slack_channel or self.channel
 
     @property
     def is_open(self) -> bool:
@@ -97,6 +108,81 @@ class TakenStep:
         return self.outcome == "sent"
 
 
+@dataclass(frozen=True)
+class Snooze:
+    """A person's "Remind me" on an interaction: a DM due at `due_at`, sent at most once.
+
+    While `waiting`, `due_at` is when it is next due: claiming it pushes
+    `due_at` past a lease, so a claimer that dies before sending lets it fall
+    due again. It turns `sent` just before the DM goes, `dropped` when the
+    interaction ended first (or Slack refused the DM).
+    """
+
+    id: int
+    interaction_id: str
+    user_id: str
+    due_at: datetime
+    state: SnoozeState
+    created_at: datetime
+    done_at: datetime | None
+
+
+def snooze(row: RowMapping) -> Snooze:
+    return Snooze(
+        id=int(row["id"]),
+        interaction_id=row["interaction_id"],
+        user_id=row["user_id"],
+        due_at=row["due_at"],
+        state=cast(SnoozeState, row["state"]),
+        created_at=row["created_at"],
+        done_at=row["done_at"],
+    )
+
+
+@dataclass(frozen=True)
+class StepGroup:
+    """Sibling approvals of one run's step, shown under one message in `channel`."""
+
+    id: str
+    root_run_id: str
+    step_number: int
+    channel: str
+    agent_id: str
+    state: MessageState
+    ts: str | None
+    rendered_hash: str | None
+    outcome: str | None
+    claimed_at: datetime
+
+
+def step_group(row: RowMapping) -> StepGroup:
+    return StepGroup(
+        id=row["id"],
+        root_run_id=row["root_run_id"],
+        step_number=int(row["step_number"]),
+        channel=row["channel"],
+        agent_id=row["agent_id"],
+        state=cast(MessageState, row["state"]),
+        ts=row["ts"],
+        rendered_hash=row["rendered_hash"],
+        outcome=row["outcome"],
+        claimed_at=row["claimed_at"],
+    )
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One person's standing approval towards a quorum."""
+
+    user_id: str
+    user_name: str
+    voted_at: datetime
+
+
+def vote(row: RowMapping) -> Vote:
+    return Vote(user_id=row["user_id"], user_name=row["user_name"], voted_at=row["voted_at"])
+
+
 def taken_step(row: RowMapping) -> TakenStep:
     return TakenStep(
         step=row["step"],
@@ -126,6 +212,8 @@ def tracked(row: RowMapping) -> TrackedInteraction:
         gone=bool(row["gone"]),
         decided_in_slack=decided,
         claimed_at=row["claimed_at"],
+        slack_channel=row["slack_channel"],
+        group_id=row["group_id"],
     )
 
 

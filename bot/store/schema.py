@@ -7,7 +7,8 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   decided it in Slack.
 - `messages`: every Slack message about an interaction, keyed by
   (interaction, purpose, channel). Purpose `channel` is the interaction's
-  primary message, at most one per interaction.
+  primary message, at most one per interaction; purpose `copy` is the same
+  message in each further destination of its route (the other users' DMs).
 - `decisions`: the outbox of decisions taken in Slack, at most one queued per
   interaction.
 - `leases`: named leases that let one replica at a time do a job.
@@ -19,6 +20,9 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 - `votes`: approvals counted towards a rule's quorum, one per person per
   interaction; a withdrawn vote keeps its row (who changed their mind, when).
 - `snoozes`: "Remind me" requests, each a DM due at a time, sent at most once.
+- `step_groups`: approvals of one run's step posted together under one group
+  message (its own ts), the cards replies in its thread; `interactions.group_id`
+  says which group an interaction belongs to.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ from bot.store.sqltypes import UtcDateTime
 
 PRIMARY = "channel"
 """The purpose of an interaction's own message in its channel."""
+COPY = "copy"
+"""The purpose of each further message a route asks for (a DM to every listed user
+after the first): claimed with the primary, kept showing what it shows."""
 
 metadata = MetaData()
 
@@ -60,7 +67,9 @@ interactions = Table(
     Column("decided_at", UtcDateTime),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
+    Column("group_id", Text),
     Index("interactions_open", "status", "gone"),
+    Index("interactions_group", "group_id"),
 )
 
 messages = Table(
@@ -179,4 +188,21 @@ snoozes = Table(
     CheckConstraint("state IN ('waiting', 'sent', 'dropped')", name="snoozes_state_known"),
     Index("snoozes_due", "state", "due_at"),
     Index("snoozes_interaction", "interaction_id"),
+)
+
+step_groups = Table(
+    "step_groups",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("root_run_id", Text, nullable=False),
+    Column("step_number", Integer, nullable=False),
+    Column("channel", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("ts", Text),
+    Column("rendered_hash", Text),
+    Column("outcome", Text),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    CheckConstraint("state IN ('posting', 'posted')", name="step_groups_state_known"),
 )

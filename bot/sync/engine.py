@@ -8,7 +8,9 @@ Posting exactly once: the intent is recorded before posting and the ts
 after; message metadata carries the interaction id. A record left in the
 "posting" state (a crash, a full disk, a lost answer) is never posted again
 without first searching the channel's history from the claim time for the
-message that may already be there.
+message that may already be there. A route that DMs several people posts
+the primary to the first and a copy to each other one, claimed in the same
+transaction and posted the same way (see `bot.sync.copies`).
 
 One bad interaction never stops the others: records are parsed one by one
 (an unreadable one is skipped and reported), and any failure while handling
@@ -38,6 +40,8 @@ from bot.novo.models import Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import relative_deadline
 from bot.store import Store, TrackedInteraction, stored_form
+from bot.sync.copies import CopyPoster
+from bot.sync.grouping import form_groups
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
 
@@ -56,6 +60,12 @@ HOLD_MAX_SECONDS = 60.0
 # Failures of the outside world: logged in one line. Anything else is a bug and
 # gets its traceback, but still holds back only the one interaction.
 EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError)
+
+
+def _posting(interaction_id: str) -> str:
+    """The back-off key of its primary's post: a post that keeps failing (the first person
+    of a `dm:` list can't be reached) must not hold back showing its copies the ending."""
+    return f"{interaction_id} (post)"
 
 
 class ListingError(NovoError):
@@ -108,6 +118,7 @@ class SyncEngine:
         # every open message is re-rendered once; one whose words are unchanged is
         # not sent)
         self._countdown_checked_at: datetime | None = None
+        self._copies = CopyPoster(store, publisher, clock, self._guarded, claim_margin=CLAIM_MARGIN)
 
     # ------------------------------------------------------------------ polling
 
@@ -125,6 +136,7 @@ class SyncEngine:
         listed_ids = {rid for raw in listed if (rid := id_of(raw)) is not None}
         known = await self._store.tracked_among(listed_ids)
         unreadable: list[UnreadableRecord] = []
+        new: list[Interaction] = []
         for raw in listed:
             rid = id_of(raw)
             if rid is not None and rid in stored and stored_form(raw) == stored[rid]:
@@ -136,9 +148,13 @@ class SyncEngine:
                 continue
             report.pending += 1
             if record.id not in known:
-                await self._guarded(record.id, report, self._post_new, record, report)
+                new.append(record)
             elif record.id in stored:
                 await self._guarded(record.id, report, self._follow, record)
+        groups = await self._guarded_grouping(new)
+        for record in new:
+            group = groups.get(record.id)
+            await self._guarded(record.id, report, self._post_new, record, report, group)
         self._note_unreadable(unreadable, report)
         # a record still listed, readable or not, has not ended: never finalize it
         left = [i for i in stored if i not in listed_ids]
@@ -252,26 +268,69 @@ class SyncEngine:
 
     # ------------------------------------------------------------------ steps
 
-    async def _post_new(self, interaction: Interaction, report: PollReport) -> None:
-        channel = self._router.channel_for(interaction)
-        if not await self._store.claim_for_posting(interaction, channel, self._clock()):
+    async def _guarded_grouping(self, new: list[Interaction]) -> dict[str, str]:
+        """Step groups for this poll's new approvals; none (cards alone) if that fails."""
+        try:
+            return await form_groups(new, self._store, self._router, self._clock())
+        except Exception:
+            log.exception("could not form step groups; posting the cards alone")
+            return {}
+
+    async def _post_new(
+        self, interaction: Interaction, report: PollReport, group_id: str | None = None
+    ) -> None:
+        primary, *others = dict.fromkeys(self._router.destinations_for(interaction))
+        claimed = await self._store.claim_for_posting(
+            interaction, primary, self._clock(), copies=others
+        )
+        if not claimed:
             return
+        if group_id is not None:
+            await self._store.join_group([interaction.id], group_id)
         tracked = await self._store.get(interaction.id)
         if tracked is not None:
             # claimed just now by this call: no message can exist yet, so its lane posts
-            # without looking first
+            # without looking first (and so do its copies' lanes, after it)
             self._publisher.post_soon(
-                tracked, partial(self._guarded, tracked.id, None, self._publisher.post, tracked)
+                tracked,
+                partial(
+                    self._guarded, _posting(tracked.id), None, self._post_fresh, tracked, others
+                ),
             )
             report.queued_posts.append(tracked.id)
+
+    async def _post_fresh(self, tracked: TrackedInteraction, copies: list[str]) -> None:
+        if not copies:  # most routes: one channel, and nothing more to read
+            await self._publisher.post(tracked)
+            return
+        await self._then_copies(self._publisher.post(tracked), tracked, look_first=False)
+
+    async def _then_copies(
+        self, primary: Awaitable[object], tracked: TrackedInteraction, *, look_first: bool
+    ) -> None:
+        """Try the primary's post, then queue its copies, even when it failed: the others
+        are still asked when the first person can't be reached."""
+        try:
+            await primary
+        except Exception:
+            await self._copies.queue_claimed(tracked, look_first=look_first)
+            raise
+        await self._copies.queue_claimed(tracked, look_first=look_first)
 
     async def _post_unposted(self, report: PollReport) -> None:
         for tracked in await self._store.unposted():
             self._publisher.post_soon(
-                tracked, partial(self._guarded, tracked.id, None, self._reconcile_or_post, tracked)
+                tracked,
+                partial(
+                    self._guarded, _posting(tracked.id), None, self._reconcile_or_post, tracked
+                ),
             )
+        await self._copies.queue_unposted()
 
     async def _reconcile_or_post(self, queued: TrackedInteraction) -> None:
+        await self._then_copies(self._reconcile_or_post_primary(queued), queued, look_first=True)
+
+    async def _reconcile_or_post_primary(self, queued: TrackedInteraction) -> None:
         """A claim without a recorded ts: look for the message before posting again.
 
         Read afresh first: a post that was under way when this was queued has
@@ -281,11 +340,11 @@ class SyncEngine:
         if tracked is None or tracked.state == "posted":
             return
         since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
-        ts = await self._publisher.find_posted(tracked, since)
+        where, ts = await self._publisher.find_posted(tracked.id, tracked.channel, since)
         if ts is None:
             await self._publisher.post(tracked)
             return
-        await self._store.mark_posted(tracked.id, ts, "", self._clock())
+        await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
         log.info("reconciled %s with its existing message %s", tracked.id, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)
 
@@ -308,7 +367,7 @@ class SyncEngine:
             await self._store.mark_gone(tracked.id, self._clock())
             current = None
         if current is not None:
-            observe_final(tracked.snapshot, current)
+            observe_final(tracked.snapshot, current, self._router.rule_for(current))
             await self._store.update_snapshot(current, self._clock())
         await self._store.drop_drafts_for(tracked.id)  # nobody can submit those forms now
         report.finalized.append(tracked.id)

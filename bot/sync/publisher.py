@@ -9,6 +9,13 @@ a click never race on the same `chat.update`.
 An escalation message is kept true the same way: every refresh of the
 interaction's message re-renders its escalations too, so when the
 interaction ends they say how.
+
+So is each copy (a route that DMs several people posts the primary message
+to the first and a `copy` to each other): a copy shows exactly what the
+primary shows, so one render serves all of them, and every refresh brings
+the copies in step before the primary. A decision taken from any copy, or an
+ending, therefore reaches every DM. Messages to a user are posted to the
+bot's DM with them (its `D…` id), which is what Slack wants named afterwards.
 """
 
 from __future__ import annotations
@@ -23,14 +30,18 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.domain import SlackActor
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
-from bot.policy.file import PolicyFile
+from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.compact import compact_message
-from bot.slack.render.context import MessageContext, Nudge, RenderedMessage
+from bot.slack.render.context import MessageContext, Nudge, QuorumState, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
+from bot.slack.render.quorum import people_text
 from bot.store import Store, TrackedInteraction, TrackedMessage
+from bot.store.schema import COPY
+from bot.sync.groups import GroupMessages
 from bot.sync.lanes import Send, SendKind, SendLanes
 
 T = TypeVar("T")
@@ -50,13 +61,14 @@ class MessagePublisher:
         slack: SlackGateway,
         clock: Clock,
         lanes: SendLanes | None = None,
-        policy: PolicyFile | None = None,
+        policy: LivePolicy | None = None,
     ) -> None:
         self._store = store
         self._slack = slack
         self._clock = clock
-        self._policy = policy or PolicyFile()
+        self._policy = policy or LivePolicy("")
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
+        self.groups = GroupMessages(store, slack, clock, self.lanes, self.context)
 
     # ------------------------------------------------------------------ queuing (never waits)
 
@@ -65,6 +77,17 @@ class MessagePublisher:
         expires = tracked.snapshot.expires_at
         self.lanes.submit(
             tracked.channel,
+            SendKind.POST,
+            tracked.id,
+            send,
+            expires_at=expires.timestamp() if expires is not None else None,
+        )
+
+    def post_copy_soon(self, tracked: TrackedInteraction, target: str, send: Send) -> None:
+        """Queue a copy's post on its own lane (a DM is a channel of its own)."""
+        expires = tracked.snapshot.expires_at
+        self.lanes.submit(
+            target,
             SendKind.POST,
             tracked.id,
             send,
@@ -81,7 +104,10 @@ class MessagePublisher:
     async def refresh_soon_by_id(self, interaction_id: str) -> None:
         """`refresh_soon` for a caller that knows only the id (a click, a redelivery)."""
         tracked = await self._store.get(interaction_id)
-        if tracked is not None and tracked.ts is not None:
+        if tracked is None:
+            return
+        # a copy may be out while the primary is not (its first person can't be reached)
+        if tracked.ts is not None or await self._copies(interaction_id):
             self.refresh_soon(interaction_id, tracked.channel)
 
     async def refresh_quietly(self, interaction_id: str) -> None:
@@ -102,10 +128,32 @@ class MessagePublisher:
             decided_in_slack=tracked.decided_in_slack,
             queued=queued.decision if queued and tracked.snapshot.is_pending else None,
             gone=tracked.gone,
-            agent_names=self._policy.agents,
-            run_link_template=self._policy.links.run,
+            agent_names=self._policy.current.agents,
+            run_link_template=self._policy.current.links.run,
             asked_in=tracked.channel,
             nudges=await self._nudges(tracked.id),
+            quorum=await self._quorum(tracked),
+        )
+
+    async def _quorum(self, tracked: TrackedInteraction) -> QuorumState | None:
+        """Votes towards the rule's quorum, and who else may still approve."""
+        if tracked.kind != "approval_request":
+            return None
+        route = self._policy.route(tracked.snapshot)
+        if route.quorum <= 1:
+            return None
+        standing = await self._store.votes(tracked.id)
+        voted = {v.user_id for v in standing}
+        deciders = route.deciders
+        others = (
+            ""
+            if deciders.anyone
+            else people_text([u for u in deciders.users if u not in voted], deciders.groups)
+        )
+        return QuorumState(
+            needed=route.quorum,
+            approvers=tuple(SlackActor(v.user_id, v.user_name) for v in standing),
+            others=others,
         )
 
     async def _nudges(self, interaction_id: str) -> tuple[Nudge, ...]:
@@ -138,7 +186,7 @@ class MessagePublisher:
     async def _render_escalation(self, tracked: TrackedInteraction) -> RenderedMessage:
         taken = (await self._store.steps_taken([tracked.id]))[tracked.id]
         step = next((s for s in taken if s.step == ESCALATE_STEP), None)
-        escalate = self._policy.defaults.escalate
+        escalate = self._policy.route(tracked.snapshot).escalate
         facts = EscalationFacts(
             escalated_at=step.taken_at if step is not None else self._clock(),
             link=step.link if step is not None else None,
@@ -189,6 +237,48 @@ class MessagePublisher:
                 tracked.id, ESCALATION, sent.channel, digest, self._clock()
             )
 
+    async def _copies(self, interaction_id: str) -> list[TrackedMessage]:
+        return [
+            m
+            for m in await self._store.messages(interaction_id)
+            if m.purpose == COPY and m.state == "posted" and m.ts is not None
+        ]
+
+    async def _refresh_copies(
+        self,
+        tracked: TrackedInteraction,
+        copies: list[TrackedMessage],
+        message: RenderedMessage,
+        digest: str,
+    ) -> None:
+        """Bring each copy in step with the primary's render, before the primary.
+
+        As for escalations: a transport failure propagates (the primary stays out
+        of step and the next poll tries again); a refusal by Slack (that DM is
+        gone, the message was deleted) is logged and passed over, so one person
+        out of reach never keeps the others, or the primary, from the truth.
+        """
+        for copy in copies:
+            if digest == copy.rendered_hash:
+                continue
+            assert copy.ts is not None
+            try:
+                await self._fitting(
+                    tracked.id, message, partial(self._slack.update_message, copy.shown_in, copy.ts)
+                )
+            except SlackApiError as exc:
+                log.warning(
+                    "updating the copy of %s in %s failed: %s",
+                    tracked.id,
+                    copy.shown_in,
+                    exc.response.get("error"),
+                )
+                continue
+            await self._store.set_message_hash(
+                tracked.id, COPY, copy.channel, digest, self._clock()
+            )
+            MESSAGES_UPDATED.inc()
+
     async def post(self, tracked: TrackedInteraction) -> str:
         """Post a claimed interaction and record its ts; raises SlackApiError on failure.
 
@@ -196,16 +286,52 @@ class MessagePublisher:
         happens before `chat.postMessage`, so nothing after a successful post
         can leave it looking unposted but for the store write.
         """
+        # a card of a step group is a reply in its group's thread, posted after the group
+        thread = await self.groups.thread_of(tracked.group_id) if tracked.group_id else None
         async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
             digest = fingerprint(message)
-            ts = await self._fitting(
-                tracked.id, message, partial(self._slack.post_message, tracked.channel)
+            where = await self._slack.conversation_for(tracked.channel)
+            shown_in, ts = await self._fitting(
+                tracked.id, message, partial(self._slack.post_message_to, where, thread_ts=thread)
             )
-            await self._store.mark_posted(tracked.id, ts, digest, self._clock())
+            await self._store.mark_posted(
+                tracked.id, ts, digest, self._clock(), slack_channel=shown_in
+            )
             MESSAGES_POSTED.inc()
-            log.info("posted %s to %s at %s", tracked.id, tracked.channel, ts)
-            return ts
+            log.info("posted %s to %s at %s", tracked.id, shown_in, ts)
+        if tracked.group_id:
+            self.groups.refresh_soon(tracked.group_id, tracked.channel)
+        return ts
+
+    async def post_copy(self, interaction_id: str, target: str) -> None:
+        """Post a claimed copy to `target` (a user's DM) and record where it landed.
+
+        Read afresh under the guard: it shows what the primary shows at this
+        moment, and a copy recorded meanwhile (a look in the DM found it) is
+        left alone. Raises SlackApiError when Slack refuses it.
+        """
+        async with self._store.message_guard(interaction_id):
+            tracked = await self._store.get(interaction_id)
+            claimed = await self._store.get_message(interaction_id, COPY, target)
+            if tracked is None or claimed is None or claimed.state == "posted":
+                return
+            message = await self.render(tracked)
+            where = await self._slack.conversation_for(target)
+            shown_in, ts = await self._fitting(
+                interaction_id, message, partial(self._slack.post_message_to, where)
+            )
+            await self._store.mark_message_posted(
+                interaction_id,
+                COPY,
+                target,
+                ts,
+                fingerprint(message),
+                self._clock(),
+                slack_channel=shown_in,
+            )
+            MESSAGES_POSTED.inc()
+            log.info("posted a copy of %s to %s at %s", interaction_id, shown_in, ts)
 
     async def _fitting(
         self,
@@ -228,30 +354,42 @@ class MessagePublisher:
             )
             return await send(compact_message(message, interaction_id))
 
-    async def find_posted(self, tracked: TrackedInteraction, since: datetime | None) -> str | None:
-        """The ts of a message already posted for it (crash window), found by metadata."""
-        return await self._slack.find_posted(tracked.channel, tracked.id, since)
+    async def find_posted(
+        self, interaction_id: str, destination: str, since: datetime | None
+    ) -> tuple[str, str | None]:
+        """Where its message to `destination` is posted (a user's DM by its own id), and
+        the ts of one already there (the crash window), found by metadata."""
+        where = await self._slack.conversation_for(destination)
+        return where, await self._slack.find_posted(where, interaction_id, since)
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""
         async with self._store.message_guard(interaction_id):
             tracked = await self._store.get(interaction_id)
-            if tracked is None or tracked.ts is None:
+            if tracked is None:
+                return False
+            copies = await self._copies(interaction_id)
+            if tracked.ts is None and not copies:
                 return False
             await self._refresh_escalations(tracked)
             message = await self.render(tracked)
             digest = fingerprint(message)
+            await self._refresh_copies(tracked, copies, message, digest)
+            if tracked.ts is None:
+                return False  # its copies are out (the primary's post failed): keep them true
             if digest == tracked.rendered_hash:
                 await self._store.set_rendered_hash(interaction_id, digest)
                 return False
             await self._fitting(
                 interaction_id,
                 message,
-                partial(self._slack.update_message, tracked.channel, tracked.ts),
+                partial(self._slack.update_message, tracked.shown_in, tracked.ts),
             )
             # the full render's hash, even when the compact form went: it changes only
             # when what the message should show changes, so nothing is re-sent in a loop
             await self._store.set_rendered_hash(interaction_id, digest)
             MESSAGES_UPDATED.inc()
             log.info("updated message for %s (%s)", interaction_id, tracked.snapshot.status)
-            return True
+        if tracked.group_id:  # its line in the group message says the same
+            self.groups.refresh_soon(tracked.group_id, tracked.channel)
+        return True

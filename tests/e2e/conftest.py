@@ -7,13 +7,15 @@ signed through `SlackDriver`, the bridge talks to both servers over loopback.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from bot.clock import Clock, utc_now
 from bot.config import Settings
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
@@ -30,6 +32,20 @@ POLL_SECONDS = 0.1
 
 
 @dataclass
+class MovableClock:
+    """The bridge's clock: real time, plus an offset a scenario may move forward to skip a
+    wait (a snooze "in 15 min"). Novo's clock is not moved: its deadlines stay real."""
+
+    offset: timedelta = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return utc_now() + self.offset
+
+    def forward(self, by: timedelta) -> None:
+        self.offset += by
+
+
+@dataclass
 class Loop:
     """Everything a scenario needs, plus the small verbs scenarios share."""
 
@@ -39,6 +55,7 @@ class Loop:
     driver: SlackDriver
     settings: Settings
     http: httpx.AsyncClient
+    clock: MovableClock = field(default_factory=MovableClock)
 
     async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
         response = await self.http.post(
@@ -55,6 +72,18 @@ class Loop:
         )
         result: dict[str, Any] = response.json()
         return result
+
+    async def api_get_final(self, interaction_id: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The API record once it has left `pending`."""
+
+        async def probe() -> dict[str, Any] | None:
+            record = await self.api_get(interaction_id)
+            return record if record["status"] != "pending" else None
+
+        final: dict[str, Any] = await wait_until(
+            probe, timeout=timeout, message=f"{interaction_id} no longer pending"
+        )
+        return final
 
     async def api_resolve(self, interaction_id: str, body: dict[str, Any]) -> httpx.Response:
         return await self.http.post(
@@ -115,6 +144,14 @@ class Loop:
             r for r in response.json()["requests"] if r["method"] == "POST" and r["path"] == path
         ]
 
+    async def batch_calls(self, root_run_id: str) -> list[dict[str, Any]]:
+        """resolveBatch requests the simulator received for this root run."""
+        response = await self.http.get(f"{self.sim.url}/_sim/log")
+        path = f"/v1/runs/{root_run_id}/interactions/resolve"
+        return [
+            r for r in response.json()["requests"] if r["method"] == "POST" and r["path"] == path
+        ]
+
     async def fault(self, **spec: Any) -> None:
         response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
         assert response.status_code < 300, response.text
@@ -126,11 +163,18 @@ class Loop:
         await self.driver.aclose()
         if changes:
             self.settings = self.settings.model_copy(update=changes)
-        self.bridge = fast_bridge(self.settings)
+        self.bridge = fast_bridge(self.settings, self.clock)
         await self.bridge.start()
         assert self.bridge.url is not None
         self.driver = SlackDriver(self.bridge.url, SIGNING_SECRET, self.slack)
         return self.bridge
+
+    async def use_policy(self, text: str) -> Bridge:
+        """Restart the bridge onto a policy file holding `text` (YAML)."""
+        assert isinstance(self.settings.db_path, Path)
+        path = self.settings.db_path.parent / "policy.yml"
+        path.write_text(text, encoding="utf-8")
+        return await self.restart(config_path=path)
 
     async def serve_raw(self, *records: Any, listed: bool = True) -> None:
         """Have Novo list these records verbatim (malformed, unknown kinds, hostile);
@@ -205,8 +249,10 @@ def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
     return settings.model_copy(update={"post_rate": POST_RATE})
 
 
-def fast_bridge(settings: Settings) -> Bridge:
-    return Bridge(settings, host="127.0.0.1", novo_retry_base=0.01, redelivery_base=0.05)
+def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
+    return Bridge(
+        settings, host="127.0.0.1", clock=clock, novo_retry_base=0.01, redelivery_base=0.05
+    )
 
 
 @pytest.fixture
@@ -219,11 +265,12 @@ async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
         slack.add_user("U0ADA", "ada", "Ada Lovelace")
         slack.add_user("U0GRACE", "grace", "Grace Hopper")
         settings = bridge_settings(sim, slack, tmp_path / "bridge.db")
-        bridge = fast_bridge(settings)
+        clock = MovableClock()
+        bridge = fast_bridge(settings, clock)
         await bridge.start()
         assert bridge.url is not None
         driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
-        scenario = Loop(sim, slack, bridge, driver, settings, http)
+        scenario = Loop(sim, slack, bridge, driver, settings, http, clock)
         try:
             yield scenario
         finally:

@@ -20,12 +20,7 @@ async def _approval(loop: Loop, **fields: object) -> tuple[str, str]:
 
 
 async def _resolved(loop: Loop, interaction_id: str) -> dict[str, object]:
-    async def probe() -> dict[str, object] | None:
-        record = await loop.api_get(interaction_id)
-        return record if record["status"] != "pending" else None
-
-    record: dict[str, object] = await wait_until(probe, message=f"{interaction_id} resolved")
-    return record
+    return await loop.api_get_final(interaction_id)
 
 
 async def test_posts_each_pending_approval_once_with_its_buttons(loop: Loop) -> None:
@@ -50,7 +45,7 @@ async def test_approve_resolves_with_the_approver_named_and_removes_buttons(loop
     assert response.status_code == 200
     record = await _resolved(loop, interaction_id)
     assert record["decision"] == "allow"
-    assert record["reason"] == "Approved in Slack by Ada Lovelace (U0ADA)"
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
     assert record["resolution"]["inputResponses"] == [  # type: ignore[index]
         {"requestId": interaction_id, "optionId": "approve"}
     ]
@@ -83,7 +78,7 @@ async def test_deny_with_a_reason_goes_through_the_modal(loop: Loop) -> None:
     assert response.status_code == 200
     record = await _resolved(loop, interaction_id)
     assert record["decision"] == "deny"
-    assert record["reason"] == "Denied in Slack by Grace Hopper (U0GRACE): not during the freeze"
+    assert record["reason"] == "Denied in Slack by U0GRACE (Grace Hopper): not during the freeze"
     await loop.shows(ts, "Denied", "<@U0GRACE>", "not during the freeze")
     assert ActionId.APPROVE not in loop.action_ids(ts)
 
@@ -110,7 +105,7 @@ async def test_approve_with_a_note_from_the_overflow(loop: Loop) -> None:
     )
     record = await _resolved(loop, interaction_id)
     assert record["decision"] == "allow"
-    assert record["reason"] == "Approved in Slack by Ada Lovelace (U0ADA): watch the error rate"
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace): watch the error rate"
     await loop.shows(ts, "Approved", "watch the error rate")
 
 

@@ -152,7 +152,7 @@ async def test_decision_during_a_novo_outage_lands_once_when_it_is_back(loop: Lo
     )
     await loop.shows(ts, "Approved", "<@U0ADA>")
     assert record["decision"] == "allow"
-    assert record["reason"] == "Approved in Slack by Ada Lovelace (U0ADA)"
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
     successful = [r for r in await loop.resolve_calls(created["id"]) if r["status"] == 200]
     assert len(successful) == 1
 

@@ -43,11 +43,7 @@ async def _open_modal(loop: Loop, user: str, ts: str) -> StoredView:
 
 
 async def _resolution(loop: Loop, interaction_id: str) -> dict[str, Any]:
-    async def probe() -> dict[str, Any] | None:
-        record = await loop.api_get(interaction_id)
-        return record if record["status"] != "pending" else None
-
-    record = await wait_until(probe, message=f"{interaction_id} resolved")
+    record = await loop.api_get_final(interaction_id)
     resolution: dict[str, Any] = record["resolution"]
     return resolution
 
@@ -76,7 +72,7 @@ async def test_single_choice_radio_resolves_with_option_id(loop: Loop) -> None:
     )
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_env", "optionId": "prod"}]
-    assert resolution["reason"] == "Answered in Slack by Ada Lovelace (U0ADA)"
+    assert resolution["reason"] == "Answered in Slack by U0ADA (Ada Lovelace)"
     await loop.shows(ts, "Answered", "<@U0ADA>", "Label prod")
 
 
@@ -240,7 +236,7 @@ async def test_action_button_and_dismiss(loop: Loop) -> None:
         "U0ADA", CHANNEL, other_ts, ActionId.QUESTION_OVERFLOW, OverflowValue.DISMISS
     )
     dismissed = await _resolution(loop, other_id)
-    assert dismissed == {"cancel": True, "reason": "Dismissed in Slack by Ada Lovelace (U0ADA)"}
+    assert dismissed == {"cancel": True, "reason": "Dismissed in Slack by U0ADA (Ada Lovelace)"}
     await loop.shows(other_ts, "Dismissed", "<@U0ADA>")
 
 

@@ -106,10 +106,11 @@ async def test_a_conflict_then_not_found_is_told_truthfully(loop: Loop) -> None:
     await loop.fault(routes=["list", "get"], errorRate=1.0, status=404)
     await loop.api_resolve(created["id"], _deny(created["id"]))
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
-    statuses = await wait_until(
-        lambda: _statuses(loop, created["id"]), message="the click met a conflict"
-    )
-    assert 409 in statuses
+
+    async def conflicted() -> bool:
+        return 409 in await _statuses(loop, created["id"])
+
+    await wait_until(conflicted, message="the click met a conflict")
     await loop.shows(ts, "no longer exists")
     told = await wait_until(lambda: loop.slack.ephemerals("U0ADA"), message="the clicker was told")
     assert "decided" in told[-1].text.lower() or "exist" in told[-1].text.lower()

@@ -82,7 +82,7 @@ async def test_every_acked_click_reaches_novo_once_across_kill_9(world: World) -
     for interaction_id in acked:
         record = await _record(world, interaction_id)
         assert record["decision"] == "allow"
-        assert record["reason"] == "Approved in Slack by Ada Lovelace (U0ADA)"
+        assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
         path = f"/v1/interactions/{interaction_id}/resolve"
         applied = [r for r in await world.sim_log() if r["path"] == path and r["status"] == 200]
         assert len(applied) == 1, f"{interaction_id} resolved {len(applied)} times"

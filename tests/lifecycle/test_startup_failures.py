@@ -123,3 +123,14 @@ async def test_a_mistake_in_the_policy_file_is_named_at_start(world: World, tmp_
     bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
     line = await _one_line_failure(bridge, 2)
     assert line == ("NOVO_SLACK_CONFIG: policy.yml: links.run: must be an http(s) URL template")
+
+
+async def test_a_mistake_in_a_rule_is_named_by_its_place(world: World, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text("rules:\n  - name: prod\n    deciders: {groups: [sre]}\n", encoding="utf-8")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
+    line = await _one_line_failure(bridge, 2)
+    assert line == (
+        'NOVO_SLACK_CONFIG: policy.yml: rules[0].deciders.groups[0]: "sre" is not a user group'
+        " id (S…)"
+    )

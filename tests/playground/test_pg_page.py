@@ -47,7 +47,7 @@ async def test_approve_on_the_page_resolves_in_novo_and_shows_who(page: Page, sc
     assert record["resolution"]["inputResponses"] == [
         {"requestId": approval, "optionId": "approve"}
     ]
-    assert "Ada Lovelace (U0ADA)" in record["resolution"]["reason"]
+    assert "U0ADA (Ada Lovelace)" in record["resolution"]["reason"]
     await card.get_by_text("Approved by").wait_for()
     assert await card.locator(".mention").inner_text() == "@Ada Lovelace"  # <@U0ADA> as a name
     assert await card.locator("time").count() >= 1  # <!date^…> in the viewer's time

@@ -66,6 +66,7 @@ def test_reminders_and_escalation_in_defaults(tmp_path: Path) -> None:
         )
     )
     defaults = policy.defaults
+    assert defaults.remind is not None
     assert [(r.share, r.seconds) for r in defaults.remind] == [
         (0.5, None),
         (None, 300.0),

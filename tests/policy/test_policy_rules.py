@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def _policy(tmp_path: Path, text: str = POLICY) -> PolicyFile:
     return load_policy(path)
 
 
-def _approval(**fields: object) -> Interaction:
+def _approval(**fields: Any) -> Interaction:
     return Interaction.from_wire(approval_wire(**fields))
 
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.policy.file import Defaults
+from bot.policy.file import Defaults, PolicyFile
+from bot.policy.routes import resolve
 from bot.policy.timing import parse_lead
 from bot.services.reminders import is_too_late, plan
 
@@ -41,9 +42,10 @@ def test_steps_are_named_stably_from_the_policy() -> None:
     defaults = Defaults.model_validate(
         {"remind": ["50%", "5m"], "escalate": {"at": "25%", "to": {"users": ["U1"]}}}
     )
-    assert [(s.name, s.kind) for s in plan(defaults)] == [
+    policy = PolicyFile(defaults=defaults)
+    assert [(s.name, s.kind) for s in plan(resolve(policy, None, "C0X"))] == [
         ("remind 50%", "remind"),
         ("remind 5m", "remind"),
         ("escalate", "escalate"),
     ]
-    assert plan(Defaults()) == []
+    assert plan(resolve(PolicyFile(), None, "C0X")) == []

@@ -108,7 +108,7 @@ def state_cases() -> dict[str, Case]:
         return SlackDecision(actor=ADA, at=DECIDED_AT, verb=verb, note=note)
 
     pending = record(**approval_fields())
-    slack_reason = "Approved in Slack by Ada Lovelace (U0ADA1): ship it"
+    slack_reason = "Approved in Slack by U0ADA1 (Ada Lovelace): ship it"
     return {
         "pending": (pending, MessageContext(now=NOW)),
         "pending_worker": (

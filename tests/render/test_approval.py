@@ -138,7 +138,10 @@ def test_pending_buttons_carry_the_interaction(approval: Interaction, ctx: Messa
     approve, deny, overflow = actions["elements"]
     assert approve["style"] == "primary" and approve["value"] == approval.id
     assert deny["style"] == "danger" and deny["value"] == approval.id
-    assert [o["value"] for o in overflow["options"]] == [OverflowValue.APPROVE_WITH_NOTE]
+    assert [o["value"] for o in overflow["options"]] == [
+        OverflowValue.APPROVE_WITH_NOTE,
+        OverflowValue.REMIND_BEFORE_EXPIRY,  # 14.5 min left: see test_remind_menu
+    ]
     assert interaction_id_from_block_id(actions["block_id"]) == approval.id
 
 

@@ -101,7 +101,7 @@ def test_pending_message_offers_answer_actions_and_dismiss() -> None:
     message = _render(make_interaction(REQUEST))
     (block,) = [b for b in message["blocks"] if b["type"] == "actions"]
     assert interaction_id_from_block_id(block["block_id"]) == INTERACTION_ID
-    answer, skip, later, overflow = block["elements"]
+    answer, skip, later, remind, overflow = block["elements"]
     assert (answer["action_id"], answer["value"], answer["style"]) == (
         ActionId.ANSWER,
         INTERACTION_ID,
@@ -115,6 +115,11 @@ def test_pending_message_offers_answer_actions_and_dismiss() -> None:
     interaction = make_interaction(REQUEST)
     assert parse_action_choice(interaction, skip["value"]).request_id == "a_skip"  # type: ignore[union-attr]
     assert parse_action_choice(interaction, later["value"]).request_id == "a_later"  # type: ignore[union-attr]
+    assert remind["action_id"] == ActionId.QUESTION_REMIND and "confirm" not in remind
+    assert [o["value"] for o in remind["options"]] == [  # 30 min left
+        OverflowValue.REMIND_15_MIN,
+        OverflowValue.REMIND_BEFORE_EXPIRY,
+    ]
     assert overflow["action_id"] == ActionId.QUESTION_OVERFLOW
     assert [o["value"] for o in overflow["options"]] == [OverflowValue.DISMISS]
     assert overflow["confirm"]["confirm"]["text"] == "Dismiss"

@@ -27,7 +27,12 @@ def actor_of(services: Services, body: dict[str, Any]) -> SlackActor:
     user = body.get("user") or {}
     user_id = str(user.get("id", ""))
     fallback = user.get("name") or user.get("username") or user_id
-    return SlackActor(user_id, services.slack.cached_name(user_id) or str(fallback))
+    team = user.get("team_id")
+    return SlackActor(
+        user_id,
+        services.slack.cached_name(user_id) or str(fallback),
+        team_id=str(team) if team else None,
+    )
 
 
 def acknowledging(ack: AsyncAck) -> Acknowledge:
@@ -40,8 +45,9 @@ def acknowledging(ack: AsyncAck) -> Acknowledge:
 
 
 def register_all(app: AsyncApp) -> None:
-    from bot.slack.listeners import approvals, questions, viewer
+    from bot.slack.listeners import approvals, groups, questions, viewer
 
     approvals.register(app)
+    groups.register(app)
     viewer.register(app)
     questions.register(app)

@@ -8,6 +8,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from bot.slack.listeners import acknowledging, actor_of, services_of
+from bot.slack.listeners.snoozes import remind
 from bot.slack.render.approval import interaction_id_from_block_id
 
 
@@ -16,7 +17,7 @@ def channel_of(body: dict[str, Any]) -> str | None:
     return channel.get("id") or (body.get("container") or {}).get("channel_id")
 
 
-def _reason(view: dict[str, Any]) -> str | None:
+def reason_of(view: dict[str, Any]) -> str | None:
     value = view["state"]["values"].get(REASON_BLOCK_ID, {}).get(ActionId.REASON_INPUT, {})
     text = value.get("value")
     return str(text) if text else None
@@ -39,9 +40,15 @@ def register(app: AsyncApp) -> None:
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
-        await services_of(context).forms.open_reason_modal(
-            body["trigger_id"], action["value"], "deny"
+        services = services_of(context)
+        actor = actor_of(services, body)
+        refused = await services.forms.open_reason_modal(
+            body["trigger_id"], action["value"], "deny", actor
         )
+        if refused:
+            await services.presenter.refuse(
+                actor.user_id, action["value"], refused, channel_of(body)
+            )
 
     @app.action(ActionId.APPROVAL_OVERFLOW)
     async def overflow(
@@ -51,9 +58,22 @@ def register(app: AsyncApp) -> None:
         interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
         chosen = (action.get("selected_option") or {}).get("value")
         if interaction_id and chosen == OverflowValue.APPROVE_WITH_NOTE:
-            await services_of(context).forms.open_reason_modal(
-                body["trigger_id"], interaction_id, "approve_note"
+            services = services_of(context)
+            actor = actor_of(services, body)
+            refused = await services.forms.open_reason_modal(
+                body["trigger_id"], interaction_id, "approve_note", actor
             )
+            if refused:
+                await services.presenter.refuse(
+                    actor.user_id, interaction_id, refused, channel_of(body)
+                )
+        elif interaction_id and chosen == OverflowValue.WITHDRAW_APPROVAL:
+            services = services_of(context)
+            actor = actor_of(services, body)
+            outcome = await services.approvals.withdraw(interaction_id, actor)
+            await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+        elif interaction_id and services_of(context).snoozes.is_choice(chosen):
+            await remind(services_of(context), body, interaction_id, str(chosen), channel_of(body))
 
     async def submit_reason(
         ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
@@ -66,7 +86,7 @@ def register(app: AsyncApp) -> None:
             interaction_id,
             actor,
             approve=approve,
-            note=_reason(view),
+            note=reason_of(view),
             acknowledge=acknowledging(ack),
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome)

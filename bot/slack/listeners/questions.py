@@ -1,4 +1,5 @@
-"""Agent questions: Answer, action buttons, quick options, Dismiss, the modal, type-ahead."""
+"""Agent questions: Answer, action buttons, quick options, Dismiss, Remind me, the modal,
+type-ahead."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
 from bot.slack.listeners import acknowledging, actor_of, services_of
 from bot.slack.listeners.approvals import channel_of
+from bot.slack.listeners.snoozes import remind
 from bot.slack.question_form import action_id_pattern
 from bot.slack.render.question import interaction_id_from_block_id
 
@@ -20,7 +22,13 @@ def register(app: AsyncApp) -> None:
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
-        await services_of(context).forms.open_answer_modal(body["trigger_id"], action["value"])
+        services = services_of(context)
+        actor = actor_of(services, body)
+        refused = await services.forms.open_answer_modal(body["trigger_id"], action["value"], actor)
+        if refused:
+            await services.presenter.refuse(
+                actor.user_id, action["value"], refused, channel_of(body)
+            )
 
     @app.action(action_id_pattern(ActionId.QUESTION_ACTION))
     async def choose_action(
@@ -57,6 +65,16 @@ def register(app: AsyncApp) -> None:
         actor = actor_of(services, body)
         outcome = await services.questions.dismiss(interaction_id, actor, acknowledging(ack))
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+
+    @app.action(ActionId.QUESTION_REMIND)
+    async def remind_me(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        chosen = (action.get("selected_option") or {}).get("value")
+        interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
+        if interaction_id and services_of(context).snoozes.is_choice(chosen):
+            await remind(services_of(context), body, interaction_id, str(chosen), channel_of(body))
 
     @app.view(CallbackId.QUESTION_MODAL)
     async def submit(

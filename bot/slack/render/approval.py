@@ -52,7 +52,9 @@ from bot.slack.render.preview import (
     preview_value,
     title_key,
 )
+from bot.slack.render.quorum import quorum_block
 from bot.slack.render.record import CONTEXT_TEXT, asker_plain, context_block, details_block
+from bot.slack.render.remind_menu import remind_options
 from bot.slack.render.status import (
     STATUS_TEXT,
     accepts_decisions,
@@ -62,6 +64,7 @@ from bot.slack.render.status import (
     status_block,
     status_summary,
 )
+from bot.slack.snooze_choices import REMIND_LABELS_TEXT
 
 HEADER_ICON = "🔧 "
 UNNAMED_TOOL = "Tool call"
@@ -70,6 +73,7 @@ APPROVE_LABEL = "Approve"
 DENY_LABEL = "Deny"
 VIEW_INPUT_LABEL = "View full input"
 APPROVE_WITH_NOTE_LABEL = "Approve with note…"
+WITHDRAW_LABEL = "Withdraw my approval"
 
 INPUT_MAX_LINES = 20
 """Without a preview the input is the summary: this much of it shows, the viewer has the rest."""
@@ -92,6 +96,7 @@ TEXT_BUDGET = (
     (HEADER_TEXT + CONTEXT_TEXT + STATUS_TEXT + PREVIEW_TEXT + MORE_FIELDS_TEXT + SECTION_TEXT)
     + 4 * BUTTON_TEXT
     + OPTION_TEXT
+    + REMIND_LABELS_TEXT
 )
 """The most text one approval message can hold; the tests keep it under MESSAGE_TEXT_BUDGET."""
 
@@ -104,6 +109,9 @@ _INPUT_BLOCK_ID = "novo_input"
 def render_approval_message(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
     """The whole message for `interaction` as it stands, re-rendered from scratch each time."""
     blocks = [_header_block(interaction), status_block(interaction, ctx)]
+    if ctx.quorum is not None:
+        votes = quorum_block(ctx.quorum, open_=accepts_decisions(interaction, ctx))
+        blocks.extend([votes] if votes is not None else [])
     if is_ended(interaction, ctx):
         blocks.append(details_block(interaction.id))
     else:
@@ -144,7 +152,17 @@ def _body_blocks(interaction: Interaction, ctx: MessageContext) -> list[dict[str
         blocks.append(_more_fields_block(hidden_fields))
     blocks.append(input_block)
     if accepts_decisions(interaction, ctx):
-        blocks.append(_actions_block(interaction.id, decisions=True, viewer=offer_viewer))
+        remind = remind_options(interaction, ctx)
+        withdraw = ctx.quorum is not None and bool(ctx.quorum.approvers)
+        blocks.append(
+            _actions_block(
+                interaction.id,
+                decisions=True,
+                viewer=offer_viewer,
+                remind=remind,
+                withdraw=withdraw,
+            )
+        )
     elif offer_viewer:
         blocks.append(_actions_block(interaction.id, decisions=False, viewer=True))
     blocks.append(context_block(interaction, ctx))
@@ -257,8 +275,20 @@ def _button(label: str, action_id: ActionId, value: str, style: str | None) -> d
     return button
 
 
-def _actions_block(interaction_id: str, *, decisions: bool, viewer: bool) -> dict[str, Any]:
-    """Every button's value is the interaction id: listeners need nothing else from the click."""
+def _actions_block(
+    interaction_id: str,
+    *,
+    decisions: bool,
+    viewer: bool,
+    remind: list[dict[str, Any]] | None = None,
+    withdraw: bool = False,
+) -> dict[str, Any]:
+    """Every button's value is the interaction id: listeners need nothing else from the click.
+
+    The overflow holds *Approve with note…*, *Withdraw my approval* once a
+    quorum has votes (at most five options: these two and the three "Remind
+    me" choices offered now).
+    """
     elements: list[dict[str, Any]] = []
     if decisions:
         elements.append(_button(APPROVE_LABEL, ActionId.APPROVE, interaction_id, "primary"))
@@ -274,7 +304,18 @@ def _actions_block(interaction_id: str, *, decisions: bool, viewer: bool) -> dic
                     {
                         "text": plain_text(APPROVE_WITH_NOTE_LABEL, OPTION_TEXT),
                         "value": OverflowValue.APPROVE_WITH_NOTE.value,
-                    }
+                    },
+                    *(
+                        [
+                            {
+                                "text": plain_text(WITHDRAW_LABEL, OPTION_TEXT),
+                                "value": OverflowValue.WITHDRAW_APPROVAL.value,
+                            }
+                        ]
+                        if withdraw
+                        else []
+                    ),
+                    *(remind or []),
                 ],
             }
         )

@@ -41,7 +41,7 @@ _UNSAFE = {
     **dict.fromkeys(map(ord, _BIDI_MARKS), None),
 }
 _TEXT_OBJECTS = frozenset({"plain_text", "mrkdwn"})
-_ALLOWED_TOKEN = re.compile(r"<@[UW][A-Z0-9]{2,30}>|&(?:amp|lt|gt);")
+_ALLOWED_TOKEN = re.compile(r"<@[UW][A-Z0-9]{2,30}>|<!subteam\^S[A-Z0-9]{2,30}>|&(?:amp|lt|gt);")
 
 
 def clean_text(text: str) -> str:
@@ -97,10 +97,11 @@ def defuse_mrkdwn(text: str) -> str:
     """Our own mrkdwn with whatever was left unescaped in it escaped, the rest untouched.
 
     Notices and ephemeral messages are mrkdwn built by us: mentions we put
-    there (``<@U123>``) must work and pieces already escaped must not be
-    escaped again (``&amp;amp;``). Anything else that could act (``<!channel>``,
-    a ``<https://…|link>``, a bare ``&``) is escaped, so a piece someone
-    forgot to escape still cannot ping or link.
+    there (``<@U123>``, a user group from the policy ``<!subteam^S123>``) must
+    work and pieces already escaped must not be escaped again (``&amp;amp;``).
+    Anything else that could act (``<!channel>``, a ``<https://…|link>``, a
+    bare ``&``) is escaped, so a piece someone forgot to escape still cannot
+    ping or link.
     """
     out: list[str] = []
     position = 0

@@ -13,7 +13,27 @@ from typing import Any, Literal, TypedDict
 
 from bot.domain import SlackActor, SlackDecision
 
-__all__ = ["MessageContext", "Nudge", "RenderedMessage", "SlackActor", "SlackDecision"]
+__all__ = [
+    "MessageContext",
+    "Nudge",
+    "QuorumState",
+    "RenderedMessage",
+    "SlackActor",
+    "SlackDecision",
+]
+
+
+@dataclass(frozen=True)
+class QuorumState:
+    """How far an approval with a quorum has come: who approved, how many are needed.
+
+    `others` is mrkdwn naming who else may approve (mentions of users and user
+    groups from the policy), empty when anyone may.
+    """
+
+    needed: int
+    approvers: tuple[SlackActor, ...] = ()
+    others: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +65,8 @@ class MessageContext:
 
     `asked_in` (the channel the interaction was posted to) and `nudges` (the
     reminders and escalations sent) are what the store recorded; an expired
-    message words its ending from them.
+    message words its ending from them. `quorum` is set for an approval whose
+    rule needs more than one approver.
     """
 
     now: datetime
@@ -56,6 +77,7 @@ class MessageContext:
     run_link_template: str | None = None
     asked_in: str | None = None
     nudges: tuple[Nudge, ...] = ()
+    quorum: QuorumState | None = None
 
 
 class RenderedMessage(TypedDict):

@@ -1,7 +1,7 @@
 """Small modals around a decision: the optional reason or note, and one-line notices.
 
 The reason a person types is sent to Novo with a prefix saying who gave it
-("Denied in Slack by Ada (U123): …"), since the API does not attribute
+("Denied in Slack by U123 (Ada): …"), since the API does not attribute
 reasons. The input's `max_length` leaves that prefix room, so the whole
 reason always fits the API's limit and the person's words are never cut.
 """
@@ -20,7 +20,7 @@ from bot.slack.render.status import inline_code
 ReasonIntent = Literal["deny", "approve_note"]
 
 REASON_PREFIX_BUDGET = 200
-"""Room kept for "Denied in Slack by <name> (<user id>): " in front of the typed reason.
+"""Room kept for "Denied in Slack by <user id> (<name>): " in front of the typed reason.
 
 Whoever builds the prefix must keep it within this budget (cut the name);
 then prefix + typed text <= rules.MAX_REASON_CHARS always holds.
@@ -115,6 +115,49 @@ def render_notice_modal(title: str, text: str) -> dict[str, Any]:
                 "block_id": _NOTICE_BLOCK_ID,
                 "text": mrkdwn(defuse_mrkdwn(text), SECTION_TEXT),
             }
+        ],
+    }
+    return cast(dict[str, Any], clean_rendered(view))
+
+
+def render_deny_all_modal(group_id: str, count: int) -> dict[str, Any]:
+    """The modal opened by Deny all: one reason for every item denied.
+
+    `private_metadata` is the group id; which items are denied is decided at
+    submission, from the store, for the person who submits.
+    """
+    calls = "tool call" if count == 1 else "tool calls"
+    view: dict[str, Any] = {
+        "type": "modal",
+        "callback_id": CallbackId.DENY_ALL_MODAL.value,
+        "private_metadata": group_id,
+        "title": plain_text("Deny all", MODAL_TITLE),
+        "submit": plain_text(f"Deny {count}", MODAL_BUTTON),
+        "close": plain_text(CANCEL_LABEL, MODAL_BUTTON),
+        "blocks": [
+            {
+                "type": "context",
+                "block_id": _SUMMARY_BLOCK_ID,
+                "elements": [
+                    mrkdwn(
+                        f"Denies the {count} {calls} still waiting that you may decide;"
+                        " the agent sees your reason on each.",
+                        SECTION_TEXT,
+                    )
+                ],
+            },
+            {
+                "type": "input",
+                "block_id": REASON_BLOCK_ID,
+                "optional": True,
+                "label": plain_text("Why deny them?", INPUT_LABEL),
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": ActionId.REASON_INPUT.value,
+                    "multiline": True,
+                    "max_length": REASON_INPUT_MAX,
+                },
+            },
         ],
     }
     return cast(dict[str, Any], clean_rendered(view))

@@ -47,6 +47,7 @@ from bot.slack.render.question_buttons import (
 from bot.slack.render.question_buttons import MAX_ACTION_BUTTONS as MAX_ACTION_BUTTONS
 from bot.slack.render.question_modal import fit_escaped
 from bot.slack.render.record import CONTEXT_TEXT, asker_plain, context_block, details_block
+from bot.slack.render.remind_menu import remind_overflow
 from bot.slack.render.status import (
     ICON_CANCELLED,
     ICON_EXPIRED,
@@ -128,7 +129,8 @@ def _body_blocks(
     lines = [_question_line(q, i) for i, q in enumerate(request.questions)]
     blocks.extend(_sections(lines, QUESTIONS_TEXT, _QUESTIONS_BLOCK_ID, "question"))
     if accepts_decisions(interaction, ctx):
-        blocks.extend(question_actions_block(interaction, request))
+        remind = remind_overflow(interaction, ctx)
+        blocks.extend(question_actions_block(interaction, request, remind))
     blocks.append(context_block(interaction, ctx))
     return blocks
 

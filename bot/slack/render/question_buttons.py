@@ -14,6 +14,9 @@ interaction (`QUESTION_ACTIONS_BLOCK_PREFIX:<interaction id>`):
   ``<interaction id>|<action index>``); ``danger`` ones ask for confirmation.
 * An overflow holding **Dismiss**, behind a confirmation on the overflow
   element (an overflow's options cannot carry their own).
+* Before it, an overflow of the "Remind me" choices offered now (see
+  :mod:`remind_menu`): apart, because the Dismiss confirmation would cover
+  anything in its overflow.
 
 Slack wants action ids unique within a block, so buttons of one kind are
 ``<ActionId>:<index>`` (``novo_q_quick:0``, ``novo_q_action:2``). Listeners
@@ -48,6 +51,7 @@ from bot.slack.question_form import (
 )
 from bot.slack.render.common import mrkdwn, plain_text, truncate
 from bot.slack.render.markdown import markdown_plain
+from bot.slack.snooze_choices import REMIND_LABELS_TEXT
 
 ANSWER_LABEL = "Answer…"
 DISMISS_LABEL = "Dismiss"
@@ -56,10 +60,15 @@ CONFIRM_LABEL_CHARS = 100
 MORE_TEXT = 100
 CONFIRM_DIALOG_TEXT = 250
 """All the text of one of our confirm dialogs: fixed words and a label cut to 100."""
-BUTTON_BUDGET = (QUICK_OPTIONS_MAX + 1 + MAX_ACTION_BUTTONS + 1) * BUTTON_TEXT + (
-    MAX_ACTION_BUTTONS + 1
-) * CONFIRM_DIALOG_TEXT
-"""Every button's label and every confirm dialog at its largest."""
+BUTTON_BUDGET = (
+    (QUICK_OPTIONS_MAX + MAX_ACTION_BUTTONS) * BUTTON_TEXT
+    + len(ANSWER_LABEL)
+    + len(DISMISS_LABEL)
+    + REMIND_LABELS_TEXT
+    + (MAX_ACTION_BUTTONS + 1) * CONFIRM_DIALOG_TEXT
+)
+"""Every button's and option's label and every confirm dialog at its largest (our own
+labels at their length)."""
 
 _MORE_ACTIONS_BLOCK_ID = "novo_q_more_actions"
 
@@ -74,10 +83,13 @@ def question_actions_block_id(interaction_id: str) -> str:
 
 
 def question_actions_block(
-    interaction: Interaction, request: QuestionRequest
+    interaction: Interaction, request: QuestionRequest, remind: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """The actions block, and a note counting the agent's actions that did not fit."""
-    blocks = [_actions_block(interaction, request)]
+    """The actions block, and a note counting the agent's actions that did not fit.
+
+    `remind` is the "Remind me" overflow (`remind_menu.remind_overflow`), if any is offered.
+    """
+    blocks = [_actions_block(interaction, request, remind)]
     hidden = len(request.actions) - MAX_ACTION_BUTTONS
     if hidden > 0:
         blocks.append(_more_actions_block(hidden))
@@ -106,7 +118,9 @@ def _confirm(title: str, text: str, confirm: str, deny: str) -> dict[str, Any]:
     }
 
 
-def _actions_block(interaction: Interaction, request: QuestionRequest) -> dict[str, Any]:
+def _actions_block(
+    interaction: Interaction, request: QuestionRequest, remind: dict[str, Any] | None
+) -> dict[str, Any]:
     elements: list[dict[str, Any]] = []
     quick = is_quick_question(request)
     if quick:
@@ -130,6 +144,8 @@ def _actions_block(interaction: Interaction, request: QuestionRequest) -> dict[s
             style = "primary" if action.style == "primary" else None
             button = _button(label, action_id, value, style)
         elements.append(button)
+    if remind is not None:
+        elements.append(remind)
     elements.append(
         {
             "type": "overflow",

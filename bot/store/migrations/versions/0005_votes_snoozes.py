@@ -36,9 +36,7 @@ def upgrade() -> None:
         sa.Column("state", sa.Text, nullable=False),
         sa.Column("created_at", UtcDateTime, nullable=False),
         sa.Column("done_at", UtcDateTime),
-        sa.CheckConstraint(
-            "state IN ('waiting', 'sent', 'dropped')", name="snoozes_state_known"
-        ),
+        sa.CheckConstraint("state IN ('waiting', 'sent', 'dropped')", name="snoozes_state_known"),
     )
     op.create_index("snoozes_due", "snoozes", ["state", "due_at"])
     op.create_index("snoozes_interaction", "snoozes", ["interaction_id"])

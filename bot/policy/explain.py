@@ -1,0 +1,242 @@
+"""What `novo-slack policy check` and `policy explain` print, as pure functions.
+
+An operator asking "why did this go there, and who may click it?" should not
+have to replay the rules in their head: `explain_lines` shows each rule tried
+with the key that failed or held (the same verdicts the bridge acts on, from
+`bot.policy.routes`), then where the interaction goes, who may decide (user
+groups with the members Slack listed, or why it couldn't), guests, the
+quorum and the reminders in force. No I/O and no clock here: the command
+(`bot.policy.command`) fetches, resolves and prints, so these stay testable
+with plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.novo.models import Interaction
+from bot.policy.file import Deciders, Escalation, PolicyFile
+from bot.policy.routes import Route, Verdict
+
+UNREAD_CHANNEL = "(NOVO_SLACK_CHANNEL)"
+"""The default channel when the settings could not be read: it names the setting."""
+
+_LABEL_WIDTH = 14  # "may decide:   " — the values line up under each other
+_MATCHED, _FAILED = "✓", "✗"
+
+
+@dataclass(frozen=True)
+class GroupMembers:
+    """A user group as Slack answered for it: its members, or why they couldn't be listed."""
+
+    group_id: str
+    members: tuple[str, ...] | None = None
+    problem: str | None = None
+
+
+def check_summary(shown: str, policy: PolicyFile) -> str:
+    """One line for `policy check`: the rules in order and what the defaults say."""
+    names = [rule.name for rule in policy.rules]
+    if not names:
+        rules = "no rules (the defaults apply to everything)"
+    else:
+        rules = f"{_count(len(names), 'rule')}: {', '.join(names)}"
+    line = f"{shown}: ok — {rules}; defaults: {_defaults_summary(policy)}"
+    if policy.agents:
+        line += f"; {_count(len(policy.agents), 'agent')} named"
+    return line
+
+
+def explain_lines(
+    interaction: Interaction,
+    verdicts: Sequence[Verdict],
+    route: Route,
+    groups: Mapping[str, GroupMembers],
+    *,
+    source: str | None,
+    bridge_channel: str | None,
+    agents: Mapping[str, str] | None = None,
+) -> list[str]:
+    """What `policy explain` prints for one interaction.
+
+    `source` is the policy file as the operator named it (None: no file);
+    `bridge_channel` is `NOVO_SLACK_CHANNEL` when the settings were read,
+    so a channel that comes from the setting rather than the file says so.
+    """
+    lines = [_header(interaction, agents or {})]
+    lines += _rules_tried(verdicts, route, source)
+    lines.append(_field("goes to", _destination(route, bridge_channel)))
+    lines += _deciders(route.deciders, groups)
+    lines.append(_field("guests", _guests(route.allow_guests)))
+    lines.append(_field("quorum", _quorum(interaction, route, groups)))
+    lines.append(_field("reminders", _reminders(route)))
+    return lines
+
+
+# -- the parts -----------------------------------------------------------------------------
+
+
+def _header(interaction: Interaction, agents: Mapping[str, str]) -> str:
+    agent = interaction.agent_id
+    if interaction.agent_id in agents:
+        agent += f" ({agents[interaction.agent_id]})"
+    parts = [
+        interaction.id,
+        interaction.kind,
+        f"toolName {interaction.tool_name}",
+        f"agent {agent}",
+    ]
+    if interaction.worker_ref is not None:
+        parts.append(f"worker {interaction.worker_ref}")
+    if not interaction.is_pending:
+        parts.append(f"status {interaction.status}: nothing more happens to it")
+    return "  ".join(parts)
+
+
+def _rules_tried(verdicts: Sequence[Verdict], route: Route, source: str | None) -> list[str]:
+    if source is None:
+        return ["rules tried: none — no policy file (NOVO_SLACK_CONFIG is not set): defaults apply"]
+    if not verdicts:
+        return [f"rules tried ({source}): none — the file has no rules: the defaults apply"]
+    lines = [f"rules tried ({source}):"]
+    for verdict in verdicts:
+        mark = _MATCHED if verdict.matched else _FAILED
+        lines.append(f"  {mark} {verdict.rule}: {'; '.join(verdict.because)}")
+    if not any(verdict.matched for verdict in verdicts):
+        lines.append(f"  → no rule matched: the {route.rule} apply")
+    return lines
+
+
+def _destination(route: Route, bridge_channel: str | None) -> str:
+    if route.dm:
+        return f"a DM to each of {', '.join(route.dm)}"
+    if route.channel == UNREAD_CHANNEL:
+        return f"channel {UNREAD_CHANNEL}: the bridge's channel (settings not read here)"
+    if route.channel == bridge_channel:
+        return f"channel {route.channel} (NOVO_SLACK_CHANNEL)"
+    return f"channel {route.channel}"
+
+
+def _deciders(deciders: Deciders, groups: Mapping[str, GroupMembers]) -> list[str]:
+    if deciders.anyone:
+        return [_field("may decide", "anyone")]
+    parts = list(deciders.users)
+    unlisted: dict[str, list[str]] = {}
+    for group_id in deciders.groups:
+        found = groups.get(group_id, GroupMembers(group_id, problem="not looked up"))
+        if found.members is None:
+            unlisted.setdefault(found.problem or "no answer", []).append(group_id)
+            parts.append(f"members of {group_id}")
+        elif found.members:
+            parts.append(f"members of {group_id} ({', '.join(found.members)})")
+        else:
+            parts.append(f"members of {group_id} (nobody, right now)")
+    lines = [_field("may decide", "; ".join(parts))]
+    for problem, ids in unlisted.items():
+        lines.append(" " * _LABEL_WIDTH + f"(members of {', '.join(ids)} not listed: {problem})")
+    return lines
+
+
+def _guests(allowed: bool) -> str:
+    if allowed:
+        return "allowed, and people of other workspaces too (allow_guests: true)"
+    return "refused, and people of other workspaces too (allow_guests: false)"
+
+
+def _quorum(interaction: Interaction, route: Route, groups: Mapping[str, GroupMembers]) -> str:
+    if interaction.kind != "approval_request":
+        text = "one answer decides"
+        if route.quorum > 1:
+            text += f" (quorum {route.quorum} counts approvals only)"
+        return text
+    if route.quorum <= 1:
+        return "one approval or one deny decides"
+    text = f"{route.quorum} distinct approvals; one deny decides"
+    able = _able_to_decide(route.deciders, groups)
+    if able is not None and len(able) < route.quorum:
+        text += f" — ⚠ only {_count(len(able), 'person', 'people')} may decide: it can't be met"
+    return text
+
+
+def _able_to_decide(deciders: Deciders, groups: Mapping[str, GroupMembers]) -> set[str] | None:
+    """Everyone who may decide, when it is known (no `anyone`, every group listed)."""
+    if deciders.anyone:
+        return None
+    able = set(deciders.users)
+    for group_id in deciders.groups:
+        members = groups.get(group_id, GroupMembers(group_id)).members
+        if members is None:
+            return None
+        able.update(members)
+    return able
+
+
+def _reminders(route: Route) -> str:
+    if not route.remind and route.escalate is None:
+        return "none: an interaction nobody answers simply expires"
+    parts: list[str] = []
+    if route.remind:
+        parts.append(f"{', '.join(lead.text for lead in route.remind)} before expiry")
+        parts.append(_mention(route))
+    else:
+        parts.append("no reminders")
+    parts.append(_escalation(route.escalate))
+    return " · ".join(parts)
+
+
+def _mention(route: Route) -> str:
+    if route.mention == "here":
+        return "mention @here"
+    if route.mention == "none":
+        return "mention nobody"
+    if route.deciders.anyone:
+        return "mention deciders (anyone may decide: nobody is mentioned)"
+    return "mention deciders"
+
+
+def _escalation(escalate: Escalation | None) -> str:
+    if escalate is None:
+        return "no escalation"
+    targets: list[str] = []
+    if escalate.to.channel is not None:
+        channel = escalate.to.channel
+        if escalate.to.groups:
+            channel += f" (mentioning {', '.join(escalate.to.groups)})"
+        targets.append(channel)
+    if escalate.to.users:
+        targets.append(f"a DM to {', '.join(escalate.to.users)}")
+    return f"escalate at {escalate.at.text} to {' and '.join(targets)}"
+
+
+def _defaults_summary(policy: PolicyFile) -> str:
+    defaults = policy.defaults
+    if defaults.dm:
+        where = f"a DM to {', '.join(defaults.dm)}"
+    else:
+        where = f"channel {defaults.channel or 'NOVO_SLACK_CHANNEL'}"
+    parts = [where, _deciders_summary(defaults.deciders)]
+    if defaults.allow_guests:
+        parts.append("guests allowed")
+    if defaults.quorum and defaults.quorum > 1:
+        parts.append(f"quorum {defaults.quorum}")
+    if defaults.remind:
+        parts.append("remind at " + " and ".join(lead.text for lead in defaults.remind))
+    if defaults.escalate is not None:
+        parts.append(f"escalate at {defaults.escalate.at.text}")
+    return ", ".join(parts)
+
+
+def _deciders_summary(deciders: Deciders | None) -> str:
+    if deciders is None or deciders.anyone:
+        return "anyone decides"
+    named = [*deciders.users, *deciders.groups]
+    return f"{', '.join(named)} decide"
+
+
+def _field(label: str, value: str) -> str:
+    return f"{label + ':':<{_LABEL_WIDTH}}{value}"
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"

@@ -1,0 +1,90 @@
+"""Who may decide an interaction, checked on every click before anything is recorded.
+
+The policy names deciders (users, user groups, or anyone) per rule and keeps
+guests and people of other workspaces out unless the rule allows them. The
+check is made here, once, for every path that decides or opens a form, so it
+does not matter which button a payload claims to be. It reads the policy in
+force at the click (a reload applies to interactions already posted) and
+refuses when Slack can't say who the person is: a decision let through
+unchecked can't be taken back.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.domain import SlackActor
+from bot.novo.models import Interaction
+from bot.policy.file import Deciders
+from bot.policy.live import LivePolicy
+from bot.policy.routes import Route
+from bot.slack.directory import DirectoryUnavailable, SlackDirectory
+from bot.slack.render.quorum import people_text
+
+log = logging.getLogger(__name__)
+
+GUEST_TEXT = "Guests can't decide this one: the policy keeps it to full members of the workspace."
+EXTERNAL_TEXT = "People from other workspaces can't decide this one."
+UNCHECKED_TEXT = (
+    "Slack couldn't confirm who you are just now, so nothing was sent. Try again in a moment."
+)
+
+
+def not_a_decider_text(deciders: Deciders) -> str:
+    return f"Only {people_text(deciders.users, deciders.groups)} can decide this."
+
+
+class DeciderGate:
+    def __init__(
+        self, policy: LivePolicy, directory: SlackDirectory | None, home_team: str | None
+    ) -> None:
+        self._policy = policy
+        self._directory = directory
+        self._home_team = home_team
+
+    def route(self, interaction: Interaction) -> Route:
+        return self._policy.route(interaction)
+
+    async def refusal(self, interaction: Interaction, actor: SlackActor) -> str | None:
+        """Why `actor` may not decide `interaction` (mrkdwn for them), or None if they may."""
+        route = self._policy.route(interaction)
+        try:
+            why = await self._why_not(route, actor)
+        except DirectoryUnavailable as exc:
+            log.warning(
+                "refused %s on %s: could not look them up (%s)", actor.user_id, interaction.id, exc
+            )
+            return UNCHECKED_TEXT
+        if why is not None:
+            log.info(
+                "refused %s on %s (rule %s): %s", actor.user_id, interaction.id, route.rule, why[0]
+            )
+            return why[1]
+        return None
+
+    async def may_decide(self, interaction: Interaction, actor: SlackActor) -> bool:
+        return await self.refusal(interaction, actor) is None
+
+    async def _why_not(self, route: Route, actor: SlackActor) -> tuple[str, str] | None:
+        """(a reason for the log, the words for the person), or None when allowed."""
+        if not route.allow_guests:
+            external = self._foreign(actor.team_id)
+            if external:
+                return f"user of team {actor.team_id}", EXTERNAL_TEXT
+            if self._directory is not None:
+                person = await self._directory.person(actor.user_id)
+                if person.guest:
+                    return "a guest", GUEST_TEXT
+                if person.stranger or self._foreign(person.team_id):
+                    return f"user of team {person.team_id} (stranger)", EXTERNAL_TEXT
+        deciders = route.deciders
+        if deciders.anyone or actor.user_id in deciders.users:
+            return None
+        if self._directory is not None:
+            for group in deciders.groups:
+                if actor.user_id in await self._directory.members(group):
+                    return None
+        return "not a decider", not_a_decider_text(deciders)
+
+    def _foreign(self, team_id: str | None) -> bool:
+        return bool(team_id and self._home_team and team_id != self._home_team)

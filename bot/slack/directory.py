@@ -1,0 +1,94 @@
+"""Who someone is in Slack, as far as deciding goes: a guest? another workspace? in a group?
+
+Every click is checked against the policy before anything is recorded, so
+these answers sit in front of Slack's 3-second ack. They are cached for
+`TTL_SECONDS` (a change in Slack applies within five minutes) and each
+lookup is bounded in time; a lookup that fails raises `DirectoryUnavailable`
+and the click is refused rather than let through unchecked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TTL_SECONDS = 300.0
+LOOKUP_SECONDS = 1.5
+
+
+class DirectoryUnavailable(Exception):
+    """Slack could not say who someone is; the caller must not guess."""
+
+
+@dataclass(frozen=True)
+class Person:
+    user_id: str
+    team_id: str | None
+    guest: bool  # is_restricted or is_ultra_restricted
+    stranger: bool  # a user of another organisation seen through a shared channel
+
+
+class SlackDirectory:
+    def __init__(self, client: AsyncWebClient, *, ttl: float = TTL_SECONDS) -> None:
+        self._client = client
+        self._ttl = ttl
+        self._people: dict[str, tuple[float, Person]] = {}
+        self._groups: dict[str, tuple[float, frozenset[str]]] = {}
+
+    async def person(self, user_id: str) -> Person:
+        """users.info's facts about a person (cached)."""
+        return await self._cached(self._people, user_id, lambda: self._look_up(user_id))
+
+    async def members(self, group_id: str) -> frozenset[str]:
+        """The members of a user group (usergroups.users.list, cached)."""
+        return await self._cached(self._groups, group_id, lambda: self._list_members(group_id))
+
+    async def _cached(
+        self, cache: dict[str, tuple[float, T]], key: str, fetch: Callable[[], Awaitable[T]]
+    ) -> T:
+        hit = cache.get(key)
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        value = await self._bounded(key, fetch)
+        cache[key] = (time.monotonic(), value)
+        return value
+
+    @staticmethod
+    async def _bounded(key: str, fetch: Callable[[], Awaitable[T]]) -> T:
+        try:
+            async with asyncio.timeout(LOOKUP_SECONDS):
+                return await fetch()
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            log.warning("Slack could not look up %s: %s", key, error)
+            raise DirectoryUnavailable(f"{key}: {error}") from exc
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("Slack did not answer a lookup of %s: %r", key, exc)
+            raise DirectoryUnavailable(f"{key}: no answer") from exc
+
+    async def _look_up(self, user_id: str) -> Person:
+        response = await self._client.users_info(user=user_id)
+        user: dict[str, Any] = response.get("user") or {}
+        return Person(
+            user_id=user_id,
+            team_id=user.get("team_id"),
+            guest=bool(user.get("is_restricted") or user.get("is_ultra_restricted")),
+            stranger=bool(user.get("is_stranger")),
+        )
+
+    async def _list_members(self, group_id: str) -> frozenset[str]:
+        response = await self._client.usergroups_users_list(usergroup=group_id)
+        return frozenset(str(u) for u in response.get("users") or [])

@@ -1,0 +1,54 @@
+"""Approve all / Deny all on a step group's message, and Deny all's reason modal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+
+from bot.slack.ids import ActionId, CallbackId
+from bot.slack.listeners import acknowledging, actor_of, services_of
+from bot.slack.listeners.approvals import channel_of, reason_of
+
+
+def register(app: AsyncApp) -> None:
+    @app.action(ActionId.APPROVE_ALL)
+    async def approve_all(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        services = services_of(context)
+        actor = actor_of(services, body)
+        result = await services.groups.decide_all(
+            str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack)
+        )
+        if not result.decided:
+            await services.presenter.say(actor.user_id, result.summary, channel_of(body))
+
+    @app.action(ActionId.DENY_ALL)
+    async def deny_all(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = actor_of(services, body)
+        refused = await services.groups.open_deny_all(
+            body["trigger_id"], str(action["value"]), actor
+        )
+        if refused:
+            await services.presenter.say(actor.user_id, refused, channel_of(body))
+
+    @app.view(CallbackId.DENY_ALL_MODAL)
+    async def submit_deny_all(
+        ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        services = services_of(context)
+        actor = actor_of(services, body)
+        result = await services.groups.decide_all(
+            str(view["private_metadata"]),
+            actor,
+            approve=False,
+            note=reason_of(view),
+            acknowledge=acknowledging(ack),
+        )
+        if not result.decided:
+            await services.presenter.say(actor.user_id, result.summary, None)

@@ -1,0 +1,21 @@
+"""A "Remind me" choice in an approval's or a question's overflow: keep it, tell the person."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.services.container import Services
+from bot.slack.listeners import actor_of
+
+
+async def remind(
+    services: Services,
+    body: dict[str, Any],
+    interaction_id: str,
+    chosen: str,
+    channel: str | None,
+) -> None:
+    """The person is told in the message's channel, only to them, what was set or why not."""
+    user_id = actor_of(services, body).user_id
+    text = await services.snoozes.snooze(interaction_id, user_id, chosen)
+    await services.presenter.note(user_id, channel, text)

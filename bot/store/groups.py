@@ -1,0 +1,103 @@
+"""Step groups: approvals of one run's step that wait together, shown under one message.
+
+A group is named by its run, step and channel, so every replica forming it
+from the same poll claims the same row and only one posts its message. The
+cards are replies in its thread; membership is a column on the interaction,
+set before the card is posted, so a card always knows where it belongs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from bot.store.base import StoreBase
+from bot.store.interactions import TRACKED
+from bot.store.rows import StepGroup, TrackedInteraction, step_group, tracked
+from bot.store.schema import interactions, step_groups
+
+
+def group_key(root_run_id: str, step_number: int, channel: str) -> str:
+    return f"{root_run_id}#{step_number}#{channel}"
+
+
+class GroupQueries(StoreBase):
+    async def claim_group(
+        self, root_run_id: str, step_number: int, channel: str, agent_id: str, now: datetime
+    ) -> str:
+        """The group's id, claimed now or before (whoever claimed it first posts it)."""
+        group_id = group_key(root_run_id, step_number, channel)
+        await self._write(
+            self._insert(step_groups)
+            .values(
+                id=group_id,
+                root_run_id=root_run_id,
+                step_number=step_number,
+                channel=channel,
+                agent_id=agent_id,
+                state="posting",
+                claimed_at=now,
+                updated_at=now,
+            )
+            .on_conflict_do_nothing()
+        )
+        return group_id
+
+    async def join_group(self, interaction_ids: Collection[str], group_id: str) -> None:
+        if not interaction_ids:
+            return
+        await self._write(
+            update(interactions)
+            .where(interactions.c.id.in_(list(interaction_ids)), interactions.c.group_id.is_(None))
+            .values(group_id=group_id)
+        )
+
+    async def group(self, group_id: str) -> StepGroup | None:
+        row = await self._first(select(step_groups).where(step_groups.c.id == group_id))
+        return step_group(row) if row is not None else None
+
+    async def group_members(self, group_id: str) -> list[TrackedInteraction]:
+        """Its interactions, oldest first."""
+        rows = await self._all(
+            TRACKED.where(interactions.c.group_id == group_id).order_by(
+                interactions.c.created_at, interactions.c.id
+            )
+        )
+        return [tracked(r) for r in rows]
+
+    async def unposted_groups(self) -> list[StepGroup]:
+        rows = await self._all(
+            select(step_groups)
+            .where(step_groups.c.state == "posting")
+            .order_by(step_groups.c.claimed_at)
+        )
+        return [step_group(r) for r in rows]
+
+    async def mark_group_posted(
+        self, group_id: str, ts: str, rendered_hash: str, now: datetime
+    ) -> bool:
+        return (
+            await self._write(
+                update(step_groups)
+                .where(step_groups.c.id == group_id, step_groups.c.state == "posting")
+                .values(state="posted", ts=ts, rendered_hash=rendered_hash, updated_at=now)
+            )
+            == 1
+        )
+
+    async def set_group_hash(self, group_id: str, rendered_hash: str, now: datetime) -> None:
+        await self._write(
+            update(step_groups)
+            .where(step_groups.c.id == group_id)
+            .values(rendered_hash=rendered_hash, updated_at=now)
+        )
+
+    async def set_group_outcome(self, group_id: str, outcome: str, now: datetime) -> None:
+        """What the last Approve all / Deny all came to, in words for the group message."""
+        await self._write(
+            update(step_groups)
+            .where(step_groups.c.id == group_id)
+            .values(outcome=outcome, updated_at=now)
+        )

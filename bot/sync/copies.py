@@ -1,0 +1,128 @@
+"""Copies: the same message in each further DM a route names, each posted exactly once.
+
+A rule with `dm: [U1, U2, U3]` asks all three. The primary message goes to
+the first; the others each get a `copy`, claimed in the store in the same
+transaction as the primary, so a crash can never forget one. A copy is
+queued after its primary's post has been tried (fresh claims post at once;
+anything claimed before, or left `posting` by a failed post, is first looked
+for in that DM's history by its metadata, and adopted if found), so it is
+posted once whatever happens in between.
+
+A copy waits for its primary's post to be *tried*, not to succeed: if the
+first person cannot be reached, the others are still asked, and their copies
+are kept true all the same. A copy Slack refuses for good (that person cannot
+be DMed: deactivated, unknown, a bot) is dropped with one warning instead of
+being retried forever; the primary and the other copies go on. Anything else
+(a lost answer, a 5xx, a missing scope) is retried, with the copy's own back-off.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from functools import partial
+
+from slack_sdk.errors import SlackApiError
+
+from bot.clock import Clock
+from bot.store import Store, TrackedInteraction, TrackedMessage
+from bot.store.schema import COPY
+from bot.sync.publisher import MessagePublisher
+
+log = logging.getLogger(__name__)
+
+# Slack's answers (conversations.open, chat.postMessage) meaning this person's DM
+# will never take a message: retrying would fail the same way forever.
+UNREACHABLE_ERRORS = frozenset(
+    {
+        "user_not_found",
+        "user_not_visible",
+        "user_disabled",
+        "account_inactive",
+        "cannot_dm_bot",
+        "channel_not_found",
+        "is_archived",
+    }
+)
+
+Guarded = Callable[..., Awaitable[None]]
+"""The engine's `_guarded(key, report, step, *args)`: a failure backs off that key alone."""
+
+
+class CopyPoster:
+    def __init__(
+        self,
+        store: Store,
+        publisher: MessagePublisher,
+        clock: Clock,
+        guarded: Guarded,
+        *,
+        claim_margin: timedelta,
+    ) -> None:
+        self._store = store
+        self._publisher = publisher
+        self._clock = clock
+        self._guarded = guarded
+        self._claim_margin = claim_margin
+
+    async def queue_claimed(self, tracked: TrackedInteraction, *, look_first: bool) -> None:
+        """Queue every copy of `tracked` still to post; `look_first=False` only for copies
+        claimed by this process just now (no message can exist yet)."""
+        for claimed in await self._store.messages(tracked.id):
+            if claimed.purpose == COPY and claimed.state == "posting":
+                self._queue(tracked, claimed, look_first=look_first)
+
+    async def queue_unposted(self) -> None:
+        """Each poll: copies still `posting` whose primary is posted (a crash, a lost
+        answer). Those whose primary is not are queued when its post is next tried."""
+        for claimed in await self._store.unposted_messages():
+            if claimed.purpose != COPY:
+                continue
+            tracked = await self._store.get(claimed.interaction_id)
+            if tracked is not None and tracked.state == "posted":
+                self._queue(tracked, claimed, look_first=True)
+
+    def _queue(
+        self, tracked: TrackedInteraction, claimed: TrackedMessage, *, look_first: bool
+    ) -> None:
+        step = self._look_then_post if look_first else self._post
+        key = f"{tracked.id} (copy to {claimed.channel})"  # its back-off holds back nothing else
+        self._publisher.post_copy_soon(
+            tracked, claimed.channel, partial(self._guarded, key, None, step, tracked, claimed)
+        )
+
+    async def _look_then_post(self, tracked: TrackedInteraction, queued: TrackedMessage) -> None:
+        """A copy claimed earlier: look for it in the DM before posting it.
+
+        Read afresh first: a post under way when this was queued has usually
+        recorded its ts by now, and history searches are rate-limited.
+        """
+        claimed = await self._store.get_message(tracked.id, COPY, queued.channel)
+        if claimed is None or claimed.state == "posted":
+            return
+        since = claimed.claimed_at - self._claim_margin
+        where, ts = await self._publisher.find_posted(tracked.id, claimed.channel, since)
+        if ts is None:
+            await self._post(tracked, claimed)
+            return
+        await self._store.mark_message_posted(
+            tracked.id, COPY, claimed.channel, ts, "", self._clock(), slack_channel=where
+        )
+        log.info("reconciled the copy of %s in %s with its message %s", tracked.id, where, ts)
+        self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
+
+    async def _post(self, tracked: TrackedInteraction, claimed: TrackedMessage) -> None:
+        try:
+            await self._publisher.post_copy(tracked.id, claimed.channel)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error not in UNREACHABLE_ERRORS:
+                raise
+            if await self._store.drop_claim(tracked.id, COPY, claimed.channel):
+                log.warning(
+                    "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
+                    claimed.channel,
+                    error,
+                    tracked.id,
+                )

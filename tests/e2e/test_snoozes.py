@@ -1,0 +1,191 @@
+"""The "Remind me" choices end to end: chosen in an overflow, a word back, a DM when due.
+
+The bridge's clock is moved forward (`Loop.clock`) instead of waiting 15
+minutes; Novo's is not, so its deadlines stay real and far away.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from bot.localslack.records import StoredMessage
+from bot.slack.ids import ActionId, OverflowValue
+from bot.slack.render.approval import approval_title
+from bot.store import Snooze
+from tests.e2e.conftest import CHANNEL, Loop
+from tests.support import wait_until
+
+ADA = "U0ADA"
+GRACE = "U0GRACE"
+QUARTER = timedelta(minutes=15)
+
+
+async def _approval(loop: Loop, seconds: float) -> tuple[str, str]:
+    created: dict[str, Any] = await loop.create("approval_request", expiresInSeconds=seconds)
+    return created["id"], await loop.shown(created["id"])
+
+
+async def _choose(loop: Loop, ts: str, value: OverflowValue, user: str = ADA) -> str:
+    """Pick a "Remind me" choice in an approval's overflow; what the person was told."""
+    before = len(loop.slack.ephemerals(user))
+    response = await loop.driver.choose_overflow(
+        user, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, value
+    )
+    assert response.status_code == 200
+    told: str = await wait_until(
+        lambda: next((e.text for e in loop.slack.ephemerals(user)[before:]), None),
+        timeout=10,
+        message=f"{user} told about their reminder",
+    )
+    return told
+
+
+def _overflow_values(loop: Loop, ts: str, action_id: str) -> list[str]:
+    message = loop.slack.message(CHANNEL, ts)
+    assert message is not None
+    return [
+        str(option["value"])
+        for block in message.blocks
+        if block.get("type") == "actions"
+        for element in block.get("elements", [])
+        if element.get("action_id") == action_id
+        for option in element.get("options", [])
+    ]
+
+
+async def _dm(loop: Loop, user: str = ADA) -> StoredMessage:
+    found: StoredMessage = await wait_until(
+        lambda: next(iter(loop.slack.messages(user)), None), timeout=10, message=f"a DM to {user}"
+    )
+    return found
+
+
+async def _snoozes(loop: Loop, interaction_id: str) -> list[Snooze]:
+    assert loop.bridge.services is not None
+    return await loop.bridge.services.store.snoozes_for(interaction_id)
+
+
+async def _settled_any(loop: Loop, interaction_id: str) -> list[Snooze]:
+    """The snoozes once none is waiting any more."""
+
+    async def probe() -> list[Snooze] | None:
+        snoozes = await _snoozes(loop, interaction_id)
+        return snoozes if all(s.state != "waiting" for s in snoozes) else None
+
+    found: list[Snooze] = await wait_until(probe, timeout=10, message="no snooze waiting")
+    return found
+
+
+async def _settled(loop: Loop, interaction_id: str, state: str) -> list[Snooze]:
+    async def probe() -> list[Snooze] | None:
+        snoozes = await _snoozes(loop, interaction_id)
+        return snoozes if snoozes and all(s.state == state for s in snoozes) else None
+
+    found: list[Snooze] = await wait_until(
+        probe, timeout=10, message=f"snoozes of {interaction_id} {state}"
+    )
+    return found
+
+
+async def test_a_snooze_is_delivered_as_a_dm_with_a_link(loop: Loop) -> None:
+    interaction_id, ts = await _approval(loop, 3 * 3600)
+    assert _overflow_values(loop, ts, ActionId.APPROVAL_OVERFLOW) == [
+        OverflowValue.APPROVE_WITH_NOTE,
+        OverflowValue.REMIND_15_MIN,
+        OverflowValue.REMIND_1_HOUR,
+        OverflowValue.REMIND_BEFORE_EXPIRY,
+    ]
+    told = await _choose(loop, ts, OverflowValue.REMIND_15_MIN)
+    assert told.startswith("⏰ I'll remind you at <!date^") and "(in 15 min)" in told
+    assert loop.slack.messages(ADA) == []
+    loop.clock.forward(QUARTER)
+    dm = await _dm(loop)
+    text = loop.message_text_in(ADA, dm.ts)
+    tracked = await loop.tracked(interaction_id)
+    assert tracked is not None
+    assert approval_title(tracked.snapshot) in text
+    assert "Still waiting for a decision" in text
+    assert re.search(r"\*Time left:\* 2 h 45 min \(expires <!date\^", text)
+    assert f"/archives/{CHANNEL}/p{ts.replace('.', '')}|Open the request>" in text
+    assert f"*Asked:* <#{CHANNEL}>" in text
+    (sent,) = await _settled(loop, interaction_id, "sent")
+    assert sent.user_id == ADA and len(loop.slack.messages(ADA)) == 1
+
+
+async def test_five_minutes_before_it_expires(loop: Loop) -> None:
+    _, ts = await _approval(loop, 20 * 60)
+    assert _overflow_values(loop, ts, ActionId.APPROVAL_OVERFLOW) == [
+        OverflowValue.APPROVE_WITH_NOTE,
+        OverflowValue.REMIND_BEFORE_EXPIRY,  # 20 min left: "in 15 min" would come too late
+    ]
+    told = await _choose(loop, ts, OverflowValue.REMIND_BEFORE_EXPIRY)
+    assert "(5 min before it expires)" in told
+    loop.clock.forward(QUARTER)
+    dm = await _dm(loop)
+    assert "*Time left:* 5 min (expires" in loop.message_text_in(ADA, dm.ts)
+
+
+async def test_a_snooze_is_dropped_when_the_interaction_is_decided_first(loop: Loop) -> None:
+    interaction_id, ts = await _approval(loop, 3 * 3600)
+    await _choose(loop, ts, OverflowValue.REMIND_15_MIN)
+    await _choose(loop, ts, OverflowValue.REMIND_1_HOUR, user=GRACE)
+    await loop.driver.click_message_button(GRACE, CHANNEL, ts, ActionId.APPROVE)
+    await loop.shows(ts, "Approved")
+    assert _overflow_values(loop, ts, ActionId.APPROVAL_OVERFLOW) == []  # no menu once ended
+    loop.clock.forward(QUARTER)
+    dropped = await _settled(loop, interaction_id, "dropped")
+    assert {s.user_id for s in dropped} == {ADA, GRACE}  # the later one too, at once
+    assert loop.slack.messages(ADA) == [] and loop.slack.messages(GRACE) == []
+
+
+async def test_a_snooze_that_would_fall_after_the_expiry_is_refused(loop: Loop) -> None:
+    interaction_id, ts = await _approval(loop, 31 * 60)
+    assert OverflowValue.REMIND_15_MIN in _overflow_values(loop, ts, ActionId.APPROVAL_OVERFLOW)
+    # 14 minutes left by the bridge's clock, but the menu shown is older: Slack
+    # refuses its updates, so it still offers "in 15 min"
+    loop.slack.fail_method("chat.update", count=1_000)
+    loop.clock.forward(timedelta(minutes=17))
+    told = await _choose(loop, ts, OverflowValue.REMIND_15_MIN)
+    assert told.startswith("⌛ No reminder set: it expires at <!date^")
+    assert told.endswith("before a reminder in 15 min would come.")
+    assert await _snoozes(loop, interaction_id) == []
+
+
+async def test_a_snooze_survives_a_restart(loop: Loop) -> None:
+    interaction_id, ts = await _approval(loop, 3 * 3600)
+    await _choose(loop, ts, OverflowValue.REMIND_15_MIN)
+    await _choose(loop, ts, OverflowValue.REMIND_1_HOUR)  # replaces the first
+    await loop.restart()
+    assert [s.state for s in await _snoozes(loop, interaction_id)] == ["dropped", "waiting"]
+    loop.clock.forward(timedelta(hours=1))
+    dm = await _dm(loop)
+    assert "Still waiting for a decision" in loop.message_text_in(ADA, dm.ts)
+    assert [s.state for s in await _settled_any(loop, interaction_id)] == ["dropped", "sent"]
+    assert len(loop.slack.messages(ADA)) == 1  # the replaced one never went
+
+
+async def test_a_question_offers_them_while_it_waits(loop: Loop) -> None:
+    options = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
+    question = {"id": "q1", "prompt": "Ship?", "options": options}
+    request = {"title": "Ship the release?", "questions": [question]}
+    created = await loop.create("question", request=request, expiresInSeconds=3600)
+    interaction_id, ts = created["id"], await loop.shown(created["id"])
+    assert _overflow_values(loop, ts, ActionId.QUESTION_REMIND) == [
+        OverflowValue.REMIND_15_MIN,
+        OverflowValue.REMIND_BEFORE_EXPIRY,
+    ]
+    await loop.driver.choose_overflow(
+        ADA, CHANNEL, ts, ActionId.QUESTION_REMIND, OverflowValue.REMIND_15_MIN
+    )
+    await _settled(loop, interaction_id, "waiting")
+    loop.clock.forward(QUARTER)
+    dm = await _dm(loop)
+    text = loop.message_text_in(ADA, dm.ts)
+    assert "Ship the release?" in text and "Still waiting for an answer" in text
+    await loop.driver.choose_overflow(
+        GRACE, CHANNEL, ts, ActionId.QUESTION_OVERFLOW, OverflowValue.DISMISS
+    )
+    await loop.shows(ts, "Dismissed")
+    assert _overflow_values(loop, ts, ActionId.QUESTION_REMIND) == []

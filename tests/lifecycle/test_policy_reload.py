@@ -1,0 +1,66 @@
+"""SIGHUP reloads the policy file in a running `novo-slack run`.
+
+A valid new file applies to what happens next, interactions already posted
+included (who may decide follows the file); a file with a mistake is refused
+with one line and the policy in force stays.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from bot.localslack.driver import SlackDriver
+from bot.slack.ids import ActionId
+from tests.lifecycle.conftest import CHANNEL, SIGNING_SECRET, World
+from tests.lifecycle.test_click_durability import _create, _record, _ts_of
+from tests.support import wait_until
+
+ONLY = "rules:\n  - name: guarded\n    match: {{}}\n    deciders: {{users: [{user}]}}\n"
+
+
+async def test_sighup_swaps_in_a_valid_file_and_keeps_the_old_one_on_a_mistake(
+    world: World, tmp_path: Path
+) -> None:
+    world.slack.add_user("U0ADA", "ada", "Ada Lovelace")
+    world.slack.add_user("U0GRACE", "grace", "Grace Hopper")
+    policy = tmp_path / "policy.yml"
+    policy.write_text(ONLY.format(user="U0ADA"), encoding="utf-8")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
+    url = await bridge.url()
+    await bridge.saw("bridge started")
+    first, second = await _create(world), await _create(world)
+    ts = {
+        i: await wait_until(lambda i=i: _ts_of(world, i), message=f"{i} posted")
+        for i in (first, second)
+    }
+
+    async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
+        await driver.click_message_button("U0GRACE", CHANNEL, ts[first], ActionId.APPROVE)
+        await wait_until(
+            lambda: world.slack.ephemerals("U0GRACE"), message="Grace told she may not decide"
+        )
+        assert (await _record(world, first))["status"] == "pending"
+
+        policy.write_text(ONLY.format(user="U0GRACE"), encoding="utf-8")
+        bridge.process.send_signal(signal.SIGHUP)
+        await bridge.saw(r"policy reloaded from .*policy\.yml: 1 rule\(s\)")
+        await driver.click_message_button("U0GRACE", CHANNEL, ts[first], ActionId.APPROVE)
+        await wait_until(lambda: _decided(world, first), message="Grace's approval reached Novo")
+
+        policy.write_text("rules:\n  - name: broken\n    quorum: zero\n", encoding="utf-8")
+        bridge.process.send_signal(signal.SIGHUP)
+        await bridge.saw(
+            r"policy not reloaded, the one in force stays: policy\.yml: rules\[0\]\.quorum"
+        )
+        await driver.click_message_button("U0ADA", CHANNEL, ts[second], ActionId.APPROVE)
+        await wait_until(lambda: len(world.slack.ephemerals("U0ADA")) >= 1, message="Ada refused")
+        await driver.click_message_button("U0GRACE", CHANNEL, ts[second], ActionId.APPROVE)
+        await wait_until(lambda: _decided(world, second), message="second approved by Grace")
+    assert bridge.process.returncode is None
+    await bridge.kill()
+
+
+async def _decided(world: World, interaction_id: str) -> bool:
+    record = await _record(world, interaction_id)
+    return bool(record["status"] == "resolved" and "U0GRACE" in str(record["reason"]))
