@@ -44,6 +44,7 @@ REQUIRED_BOT_SCOPES = (
     "usergroups:read",
     "im:write",
     "im:history",
+    "commands",
 )
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"

@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
     demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
     _policy_parser(commands)
+    audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
+    audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
+    audit.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
+    audit.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
     return parser
 
 
@@ -157,6 +161,25 @@ async def _db(action: str) -> int:
     return 0
 
 
+async def _audit(args: argparse.Namespace) -> int:
+    """Read beside a running bridge: the export never takes the store's lock."""
+    from bot.audit import export_audit, parse_since
+    from bot.store import StoreOpenError
+
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as exc:
+        raise SettingsError(f"--since: {exc}") from None
+    settings = load_settings()
+    try:
+        await export_audit(
+            settings.db_path, since=since, interaction_id=args.interaction_id, fmt=args.format
+        )
+    except StoreOpenError as exc:
+        raise StartupFailure(str(exc)) from exc
+    return 0
+
+
 def _policy(args: argparse.Namespace) -> int:
     """`policy check` reads a file alone; `policy explain` may ask Novo and Slack."""
     from bot.policy.command import check_policy, explain_policy
@@ -186,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_db(args.action))
         if args.command == "policy":
             return _policy(args)
+        if args.command == "audit":
+            return asyncio.run(_audit(args))
         if args.command == "sim":
             from bot.sim.server import run_sim
 

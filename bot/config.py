@@ -76,6 +76,8 @@ class Settings(LogSettings):
     update_rate: float = Field(default=50.0, alias="NOVO_SLACK_UPDATE_RATE", gt=0, le=1000)
     # the policy file (YAML): agents' names, links; none means every default
     config_path: Path | None = Field(default=None, alias="NOVO_SLACK_CONFIG")
+    # how long the audit trail keeps an entry; older ones are pruned daily
+    audit_days: int = Field(default=90, alias="NOVO_SLACK_AUDIT_DAYS", ge=1, le=36500)
 
     @field_validator("slack_bot_token")
     @classmethod

@@ -130,6 +130,7 @@ class Bridge:
             update_rate=settings.update_rate,
             policy=self.policy,
             home_team=identity.team_id,
+            team_url=identity.url,
         )
         signing_secret = settings.slack_signing_secret.get_secret_value()
         app = build_bolt_app(
@@ -162,7 +163,7 @@ class Bridge:
             )
         else:
             log.info("serving /healthz, /readyz and /metrics on http://%s", bound)
-        self.jobs = BridgeJobs(services, settings.poll_seconds)
+        self.jobs = BridgeJobs(services, settings.poll_seconds, audit_days=settings.audit_days)
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.jobs.install(self._scheduler)
         self._scheduler.start()

@@ -1,13 +1,18 @@
 """Timed work on APScheduler: polling, redelivering queued decisions, refreshing
 countdowns, reminding and escalating before an expiry, sending the "Remind me"
-DMs people asked for, forgetting abandoned form drafts.
+DMs people asked for, posting the policy's digests, forgetting abandoned form
+drafts, keeping recently opened App Home tabs true.
 
 Of several replicas on one database, exactly one polls Novo and runs the
 timed jobs: the holder of the `poller` lease, a row in the store renewed
 every poll interval by a job of its own (so a slow poll never lets it lapse)
 and taken over by another replica within three intervals of the holder's
-death. Redelivery and snoozes run on every replica: each queued decision,
-and each due snooze, is claimed by exactly one of them in the store.
+death. Redelivery, snoozes and digests run on every replica: each queued
+decision, each due snooze and each digest's scheduled time is claimed by
+exactly one of them in the store. (Digests so, rather than on the lease
+holder, because a replica just started must send a digest it missed while
+down without first waiting to win the lease, and the claim already keeps
+two replicas from both sending.)
 
 The jobs run independently: a poll stuck on a slow Novo, or a 429's
 `Retry-After` sleep inside one job, never holds back a queued decision's
@@ -26,7 +31,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -40,8 +45,13 @@ log = logging.getLogger(__name__)
 REDELIVERY_TICK_SECONDS = 1.0
 REMINDER_TICK_SECONDS = 1.0
 SNOOZE_TICK_SECONDS = 1.0
+DIGEST_TICK_SECONDS = 2.0  # how late after its cron time a digest may go
 COUNTDOWN_REFRESH_SECONDS = 30.0
 DRAFT_PRUNE_SECONDS = 600.0
+HOME_REFRESH_SECONDS = 2.0  # with HomeService's publishes per tick: views.publish's pace
+AUDIT_PRUNE_SECONDS = 24 * 3600.0
+AUDIT_DAYS_DEFAULT = 90
+AUDIT_FIRST_PRUNE = timedelta(minutes=1)
 POLL_BACKOFF_MAX_SECONDS = 60.0
 DRAIN_SECONDS = 5.0  # how long shutdown waits for running jobs before cancelling them
 POLLER_LEASE = "poller"
@@ -63,9 +73,17 @@ def process_identity() -> str:
 class BridgeJobs:
     """The scheduled jobs; each calls the same service functions a click would."""
 
-    def __init__(self, services: Services, poll_seconds: float, holder: str | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        poll_seconds: float,
+        holder: str | None = None,
+        *,
+        audit_days: int = AUDIT_DAYS_DEFAULT,
+    ) -> None:
         self._services = services
         self._poll_seconds = poll_seconds
+        self._audit_days = audit_days
         self.holder = holder or process_identity()
         self.leading = False
         self._scheduler: AsyncIOScheduler | None = None
@@ -209,6 +227,12 @@ class BridgeJobs:
     async def _send_snoozes(self) -> None:
         await self._services.snoozes.run_due()
 
+    async def send_digests(self) -> None:
+        await self._run(self._send_digests)
+
+    async def _send_digests(self) -> None:
+        await self._services.digests.run_due()
+
     async def prune_drafts(self) -> None:
         if self.leading:
             await self._run(self._prune_drafts)
@@ -217,6 +241,24 @@ class BridgeJobs:
         dropped = await self._services.questions.prune_drafts()
         if dropped:
             log.info("forgot %d abandoned form draft(s)", dropped)
+
+    async def refresh_homes(self) -> None:
+        # the lease holder only: two replicas would publish the same change twice
+        if self.leading:
+            await self._run(self._refresh_homes)
+
+    async def _refresh_homes(self) -> None:
+        await self._services.home.refresh_recent()
+
+    async def prune_audit(self) -> None:
+        if self.leading:
+            await self._run(self._prune_audit)
+
+    async def _prune_audit(self) -> None:
+        before = store_now() - timedelta(days=self._audit_days)
+        dropped = await self._services.store.prune_audit(before)
+        if dropped:
+            log.info("pruned %d audit entries older than %d days", dropped, self._audit_days)
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
         self._scheduler = scheduler
@@ -228,9 +270,15 @@ class BridgeJobs:
             (self.refresh_countdowns, COUNTDOWN_REFRESH_SECONDS, "countdowns"),
             (self.remind, REMINDER_TICK_SECONDS, "reminders"),
             (self.send_snoozes, SNOOZE_TICK_SECONDS, "snoozes"),
+            (self.send_digests, DIGEST_TICK_SECONDS, "digests"),
             (self.prune_drafts, DRAFT_PRUNE_SECONDS, "drafts"),
+            (self.refresh_homes, HOME_REFRESH_SECONDS, "homes"),
+            # daily, and once soon after start: a bridge restarted every night still prunes
+            (self.prune_audit, AUDIT_PRUNE_SECONDS, "audit"),
         ]
         for job, seconds, job_id in jobs:
             # the lease and the poll start at once; the others at their first interval
             first = {"next_run_time": datetime.now(UTC)} if job_id in ("lease", "poll") else {}
+            if job_id == "audit":
+                first = {"next_run_time": datetime.now(UTC) + AUDIT_FIRST_PRUNE}
             scheduler.add_job(job, "interval", seconds=seconds, id=job_id, **first, **common)

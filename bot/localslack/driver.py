@@ -4,7 +4,9 @@ Slack posts `payload=<json>` form bodies signed with the app's signing
 secret; the bridge must accept exactly that and nothing unsigned. The driver
 builds each payload from what the local Slack shows (so only rendered
 buttons can be clicked), signs it as Slack does, and applies a modal
-submission's ack to the stored views as Slack would.
+submission's ack to the stored views as Slack would. Events (`app_home_opened`,
+the `url_verification` challenge) go as Slack's Events API sends them: signed
+JSON over HTTP, or an `events_api` envelope down the Socket Mode socket.
 """
 
 from __future__ import annotations
@@ -20,20 +22,25 @@ from urllib.parse import urlencode
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
+from bot.localslack.events import app_home_opened, event_callback, url_verification
 from bot.localslack.payloads import (
     action,
     envelope,
+    ephemeral_container,
     find_element,
     find_option,
     message_container,
+    slash_command,
     submitted_state,
     user_object,
     view_container,
 )
-from bot.localslack.records import StoredMessage, StoredView
+from bot.localslack.records import SlackUser, StoredEphemeral, StoredMessage, StoredView
 from bot.localslack.server import LocalSlack
+from bot.localslack.sockets import SocketAck
 
 FORM = "application/x-www-form-urlencoded"
+JSON = "application/json"
 _TIMEOUT_SECONDS = 10.0
 
 __all__ = ["FORM", "SlackDriver", "find_element", "find_option"]
@@ -123,6 +130,57 @@ class SlackDriver:
         entry.pop("value", None)
         return await self._send(self._message_action(user_id, message, entry))
 
+    async def click_ephemeral_button(
+        self, ephemeral: StoredEphemeral, action_id: str, *, value: str | None = None
+    ) -> httpx.Response:
+        """A click in an ephemeral message, by the one person it was shown to. Slack marks
+        the container ephemeral and sends no `message`: the app sees only the button."""
+        block, element = find_element(ephemeral.blocks, action_id, value=value)
+        payload = {
+            **envelope("block_actions", self._identity, self._user(ephemeral.user)),
+            "container": ephemeral_container(ephemeral),
+            "trigger_id": self.slack.issue_trigger(ephemeral.user),
+            "channel": {"id": ephemeral.channel, "name": self._channel_name(ephemeral.channel)},
+            "state": {"values": {}},
+            "response_url": self.slack.issue_response_url(
+                ephemeral.channel, ephemeral.ts, user_id=ephemeral.user
+            ),
+            "actions": [action(block, element, self._ts())],
+        }
+        return await self._send(payload)
+
+    # ------------------------------------------------------------------ slash commands
+
+    async def send_command(
+        self, user_id: str, command: str, text: str = "", *, channel: str
+    ) -> httpx.Response:
+        """`user_id` types `command text` in `channel`: plain form fields, signed, posted to
+        the app as Slack posts them. Its response_url answers in `channel`, to them only."""
+        fields = self._command(user_id, command, text, channel)
+        return await self.send_raw(urlencode(fields).encode())
+
+    async def send_command_over_socket(
+        self, user_id: str, command: str, text: str = "", *, channel: str, within: float = 5.0
+    ) -> SocketAck:
+        """The same command in Socket Mode: a `slash_commands` envelope down the app's
+        socket (`LocalSlack.serve_socket`); returns the app's ack once it comes."""
+        fields = self._command(user_id, command, text, channel)
+        return await self.slack.deliver_over_socket("slash_commands", fields, within=within)
+
+    def _command(self, user_id: str, command: str, text: str, channel: str) -> dict[str, str]:
+        channel_id = self.slack.channel_id(channel)
+        return slash_command(
+            self._identity,
+            self._person(user_id),
+            command=command,
+            text=text,
+            channel_id=channel_id,
+            channel_name=self._channel_name(channel_id),
+            # a command has no message of its own: the answer is a new (ephemeral) one
+            response_url=self.slack.issue_response_url(channel_id, "", user_id=user_id),
+            trigger_id=self.slack.issue_trigger(user_id),
+        )
+
     # ------------------------------------------------------------------ views
 
     async def click_view_button(
@@ -143,6 +201,54 @@ class SlackDriver:
             "container": view_container(view),
             "trigger_id": self.slack.issue_trigger(user_id, view_id=view.id),
             "view": view.to_api(),
+            "actions": [action(block, element, self._ts())],
+        }
+        return await self._send(payload)
+
+    async def choose_view_overflow(
+        self,
+        user_id: str,
+        view_id: str,
+        action_id: str,
+        option_value: str,
+        *,
+        block_id: str | None = None,
+    ) -> httpx.Response:
+        """A pick in an overflow menu of a view (a Home tab showing several: `block_id`)."""
+        view = self._open_view(view_id)
+        block, element = find_element(view.blocks, action_id, block_id=block_id)
+        entry = action(
+            block, element, self._ts(), selected_option=find_option(element, option_value)
+        )
+        entry.pop("value", None)
+        payload = {
+            **envelope("block_actions", self._identity, self._user(user_id)),
+            "container": view_container(view),
+            "trigger_id": self.slack.issue_trigger(user_id, view_id=view.id),
+            "view": view.to_api(),
+            "actions": [entry],
+        }
+        return await self._send(payload)
+
+    async def click_stale_view_button(
+        self,
+        user_id: str,
+        view_id: str,
+        stale_blocks: list[dict[str, Any]],
+        action_id: str,
+        *,
+        value: str | None = None,
+    ) -> httpx.Response:
+        """A click in a view (a Home tab) a client still shows as it was (`stale_blocks`),
+        though the app has published it anew since."""
+        view = self._open_view(view_id)
+        stale = replace(view, payload={**view.payload, "blocks": stale_blocks})
+        block, element = find_element(stale_blocks, action_id, value=value)
+        payload = {
+            **envelope("block_actions", self._identity, self._user(user_id)),
+            "container": view_container(stale),
+            "trigger_id": self.slack.issue_trigger(user_id, view_id=view.id),
+            "view": stale.to_api(),
             "actions": [action(block, element, self._ts())],
         }
         return await self._send(payload)
@@ -214,6 +320,44 @@ class SlackDriver:
         _, element = find_element(self.slack.view(view_id).blocks, action_id, block_id=block_id)
         return {"selected_options": [find_option(element, v) for v in values]}
 
+    # ------------------------------------------------------------------ events
+
+    async def open_home(self, user_id: str, *, tab: str = "home") -> httpx.Response:
+        """`user_id` opens the app's Home (`tab` "messages": its Messages tab): the
+        `app_home_opened` event, POSTed as Slack's Events API does (signed JSON)."""
+        return await self.send_event(self._home_opened(user_id, tab))
+
+    async def open_home_over_socket(
+        self, user_id: str, *, tab: str = "home", within: float = 5.0
+    ) -> SocketAck:
+        """The same event in Socket Mode: an `events_api` envelope down the app's socket
+        (`LocalSlack.serve_socket`); returns the app's ack once it comes."""
+        payload = event_callback(self._identity, self._home_opened(user_id, tab), at=self._clock())
+        return await self.slack.deliver_over_socket("events_api", payload, within=within)
+
+    async def send_event(self, event: dict[str, Any]) -> httpx.Response:
+        """Deliver `event` wrapped in its `event_callback`, as a signed JSON POST."""
+        return await self._send_json(event_callback(self._identity, event, at=self._clock()))
+
+    async def verify_url(self, challenge: str) -> httpx.Response:
+        """The `url_verification` request Slack sends when the request URL is saved."""
+        return await self._send_json(url_verification(challenge))
+
+    def _home_opened(self, user_id: str, tab: str) -> dict[str, Any]:
+        self._person(user_id)
+        home = self.slack.home_view(user_id)
+        return app_home_opened(
+            user_id,
+            self.slack.channel_id(user_id),  # the app's DM with them
+            tab=tab,
+            at=self._clock(),
+            view=home.to_api() if home is not None and tab == "home" else None,
+        )
+
+    async def _send_json(self, body: Mapping[str, Any]) -> httpx.Response:
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        return await self.send_raw(raw, content_type=JSON)
+
     # ------------------------------------------------------------------ wire
 
     async def send_raw(
@@ -266,10 +410,13 @@ class SlackDriver:
         }
 
     def _user(self, user_id: str) -> dict[str, Any]:
+        return user_object(self._person(user_id), self._team_id)
+
+    def _person(self, user_id: str) -> SlackUser:
         user = self.slack.user(user_id)
         if user is None:
             raise AssertionError(f"no user {user_id} in the local Slack (add_user it first)")
-        return user_object(user, self._team_id)
+        return user
 
     def _channel_name(self, channel_id: str) -> str:
         # Slack names every DM "directmessage" in interaction payloads.

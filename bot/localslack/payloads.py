@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from bot.localslack.records import Identity, SlackUser, StoredMessage, StoredView
+from bot.localslack.records import (
+    Identity,
+    SlackUser,
+    StoredEphemeral,
+    StoredMessage,
+    StoredView,
+)
 
 VERIFICATION_TOKEN = "local-verification-token"  # Slack's legacy field; Bolt ignores it
 
@@ -144,6 +150,46 @@ def message_container(message: StoredMessage) -> dict[str, Any]:
         "message_ts": message.ts,
         "channel_id": message.channel,
         "is_ephemeral": False,
+    }
+
+
+def ephemeral_container(ephemeral: StoredEphemeral) -> dict[str, Any]:
+    """A click in an ephemeral message: Slack says so, and sends no `message` with it."""
+    return {
+        "type": "message",
+        "message_ts": ephemeral.ts,
+        "channel_id": ephemeral.channel,
+        "is_ephemeral": True,
+    }
+
+
+def slash_command(
+    ident: Identity,
+    user: SlackUser,
+    *,
+    command: str,
+    text: str,
+    channel_id: str,
+    channel_name: str,
+    response_url: str,
+    trigger_id: str,
+) -> dict[str, str]:
+    """The fields of a slash command, as Slack sends them: form fields over HTTP, the
+    envelope's `payload` in Socket Mode. `team_id` is the workspace it was typed in."""
+    return {
+        "token": VERIFICATION_TOKEN,
+        "team_id": ident.team_id,
+        "team_domain": ident.team_domain,
+        "channel_id": channel_id,
+        "channel_name": channel_name,
+        "user_id": user.id,
+        "user_name": user.name,
+        "command": command,
+        "text": text,
+        "api_app_id": ident.app_id,
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": trigger_id,
     }
 
 

@@ -31,6 +31,7 @@ from bot.localslack.records import (
     UserGroup,
 )
 from bot.localslack.scopes import missing_scope
+from bot.localslack.sockets import Envelopes, SocketAck
 from bot.localslack.wire import SlackFailure
 from bot.localslack.workspace import Workspace
 from bot.slack import limits
@@ -54,6 +55,7 @@ DEFAULT_SCOPES = (
     "usergroups:read",
     "im:write",
     "im:history",
+    "commands",
 )
 SOCKET_PATH = "/_test/socket"
 _MAX_BODY = 4 * 1024 * 1024  # well above Slack's 250 KB view so the size check is ours
@@ -79,6 +81,7 @@ class LocalSlack:
         self.socket_url: str | None = None
         self.scopes: tuple[str, ...] = DEFAULT_SCOPES
         self._sockets: set[web.WebSocketResponse] = set()
+        self._envelopes = Envelopes()
         self.identity = identity or Identity()
         self.url = ""
         self._host = host
@@ -186,8 +189,8 @@ class LocalSlack:
     def serve_socket(self) -> None:
         """apps.connections.open hands out a WebSocket on this server that stays open.
 
-        Nothing is ever sent over it: it stands for Slack's socket being up,
-        so Socket Mode counts as connected.
+        It stands for Slack's socket being up, so Socket Mode counts as
+        connected; `deliver_over_socket` sends the app a request down it.
         """
         self.socket_url = f"{self.url.replace('http', 'ws', 1)}{SOCKET_PATH}"
 
@@ -200,6 +203,16 @@ class LocalSlack:
     @property
     def socket_connections(self) -> int:
         return len(self._sockets)
+
+    async def deliver_over_socket(
+        self, kind: str, payload: dict[str, Any], *, within: float = 5.0
+    ) -> SocketAck:
+        """Send the app a request (`slash_commands`, `interactive`, ...) over one of its
+        Socket Mode connections, as Slack does, and wait up to `within` s for its ack."""
+        if not self._sockets:
+            raise AssertionError("no Socket Mode connection is open to deliver over")
+        socket = next(iter(self._sockets))
+        return await self._envelopes.deliver(socket, kind, payload, within=within)
 
     def user(self, user_id: str) -> SlackUser | None:
         return self._workspace.users.get(user_id)
@@ -373,8 +386,8 @@ class LocalSlack:
         await socket.prepare(request)
         self._sockets.add(socket)
         try:
-            async for _ in socket:
-                pass  # the app acknowledges envelopes; none are sent here
+            async for message in socket:
+                self._envelopes.received(message)  # the app's acks of what was delivered
         finally:
             self._sockets.discard(socket)
         return socket

@@ -8,7 +8,8 @@ The file has `agents:` (how agents are named in messages), `links:` (e.g.
 `run: "https://novo.example.com/runs/{runId}"`, with `{field}` placeholders
 from the interaction), `defaults:` (where an interaction goes, who may
 decide, reminders and escalation) and `rules:` (first match wins; a rule's
-missing fields come from `defaults`). Keys this version does not know are
+missing fields come from `defaults`); `digest:` lists scheduled summaries
+(`bot.policy.digests`). Keys this version does not know are
 refused, so a typo is not silently ignored. Which rule applies to an
 interaction is `bot.policy.routes`' business.
 """
@@ -30,11 +31,12 @@ from pydantic import (
     model_validator,
 )
 
+from bot.policy.digests import DigestEntry
 from bot.policy.timing import Lead, parse_lead
 
 # Interaction fields a link template may use, by their wire names.
 LINK_FIELDS = frozenset({"id", "runId", "rootRunId", "threadId", "agentId", "toolCallId"})
-KNOWN_KEYS = frozenset({"agents", "links", "defaults", "rules"})
+KNOWN_KEYS = frozenset({"agents", "links", "defaults", "rules", "digest"})
 
 
 class PolicyError(Exception):
@@ -251,6 +253,7 @@ class PolicyFile(BaseModel):
     links: Links = Field(default_factory=Links)
     defaults: Defaults = Field(default_factory=Defaults)
     rules: list[Rule] = Field(default_factory=list)
+    digest: list[DigestEntry] = Field(default_factory=list)
 
     @field_validator("rules")
     @classmethod
@@ -261,6 +264,19 @@ class PolicyFile(BaseModel):
                 raise ValueError(f'two rules are named "{rule.name}"')
             seen.add(rule.name)
         return rules
+
+    @model_validator(mode="after")
+    def _digest_rules_exist(self) -> PolicyFile:
+        """A digest naming a rule that isn't there would quietly report nothing."""
+        names = {rule.name for rule in self.rules} | {"defaults"}
+        for index, entry in enumerate(self.digest):
+            for position, name in enumerate(entry.rules or ()):
+                if name not in names:
+                    raise ValueError(
+                        f'digest[{index}].rules[{position}]: no rule is named "{name}"'
+                        ' ("defaults" means what no rule matched)'
+                    )
+        return self
 
 
 def load_policy(path: Path | None) -> PolicyFile:

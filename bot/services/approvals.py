@@ -95,6 +95,14 @@ class ApprovalService:
         counted, standing = await self._store.cast_vote(
             interaction_id, actor.user_id, actor.display_name, self._clock()
         )
+        if counted:
+            await self._store.record(
+                "voted",
+                self._clock(),
+                interaction_id=interaction_id,
+                actor_id=actor.user_id,
+                tally=f"{len(standing)} of {route.quorum}",
+            )
         if len(standing) >= route.quorum:
             return None  # this approval completes it: the decision goes out now
         await _acknowledged(acknowledge)
@@ -123,6 +131,9 @@ class ApprovalService:
             )
         if not await self._store.withdraw_vote(interaction_id, actor.user_id, self._clock()):
             return DecisionOutcome(OutcomeKind.REJECTED, "You have no approval here to withdraw.")
+        await self._store.record(
+            "vote_withdrawn", self._clock(), interaction_id=interaction_id, actor_id=actor.user_id
+        )
         if self._publisher is not None:
             await self._publisher.refresh_soon_by_id(interaction_id)
         return DecisionOutcome(OutcomeKind.VOTED, "Your approval is withdrawn.")

@@ -8,15 +8,19 @@ from bot.clock import Clock
 from bot.novo.client import NovoClient
 from bot.policy.live import LivePolicy
 from bot.services.approvals import ApprovalService
+from bot.services.commands import CommandService
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import DecisionService
+from bot.services.digest import DigestService
 from bot.services.forms import FormService
 from bot.services.groups import GroupService
+from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
 from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
+from bot.slack.links import MessageLinks
 from bot.slack.presenter import Presenter
 from bot.store import Store
 from bot.sync.engine import SyncEngine
@@ -40,6 +44,10 @@ class Services:
     engine: SyncEngine
     reminders: ReminderService
     snoozes: SnoozeService
+    digests: DigestService
+    links: MessageLinks
+    commands: CommandService
+    home: HomeService
     clock: Clock
 
     @classmethod
@@ -56,12 +64,17 @@ class Services:
         update_rate: float = 50.0,
         policy: LivePolicy | None = None,
         home_team: str | None = None,
+        team_url: str | None = None,
     ) -> Services:
         """`home_team`: this app's workspace (auth.test); clickers from others are refused
-        unless the policy allows guests."""
+        unless the policy allows guests. `team_url`: its address (auth.test), from which
+        links to messages are built without asking Slack."""
         policy = policy or LivePolicy(default_channel)
-        gate = DeciderGate(policy, SlackDirectory(slack.client), home_team)
+        gate = DeciderGate(
+            policy, SlackDirectory(slack.client), home_team, store=store, clock=clock
+        )
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
+        links = MessageLinks(slack, team_url)
         publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
             store,
@@ -88,5 +101,9 @@ class Services:
             engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),
             reminders=ReminderService(store, slack, publisher, policy, clock),
             snoozes=SnoozeService(store, slack, publisher, clock),
+            digests=DigestService(store, slack, publisher, links, policy, clock),
+            links=links,
+            commands=CommandService(store, policy, gate, publisher, links, clock),
+            home=HomeService(store, slack, publisher, gate, links, clock),
             clock=clock,
         )

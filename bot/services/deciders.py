@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.clock import Clock
 from bot.domain import SlackActor
 from bot.novo.models import Interaction
 from bot.policy.file import Deciders
@@ -20,6 +21,7 @@ from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
 from bot.slack.render.quorum import people_text
+from bot.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -36,34 +38,57 @@ def not_a_decider_text(deciders: Deciders) -> str:
 
 class DeciderGate:
     def __init__(
-        self, policy: LivePolicy, directory: SlackDirectory | None, home_team: str | None
+        self,
+        policy: LivePolicy,
+        directory: SlackDirectory | None,
+        home_team: str | None,
+        *,
+        store: Store | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._policy = policy
         self._directory = directory
         self._home_team = home_team
+        self._store = store
+        self._clock = clock
 
     def route(self, interaction: Interaction) -> Route:
         return self._policy.route(interaction)
 
     async def refusal(self, interaction: Interaction, actor: SlackActor) -> str | None:
-        """Why `actor` may not decide `interaction` (mrkdwn for them), or None if they may."""
+        """Why `actor` may not decide `interaction` (mrkdwn for them), or None if they may.
+
+        A refusal is an event: it is logged with the user id and written to the
+        audit trail. (`may_decide` asks the same question quietly, for lists.)
+        """
         route = self._policy.route(interaction)
+        why = await self._judged(route, actor)
+        if why is None:
+            return None
+        log.info(
+            "refused %s on %s (rule %s): %s", actor.user_id, interaction.id, route.rule, why[0]
+        )
+        if self._store is not None and self._clock is not None:
+            await self._store.record(
+                "refused",
+                self._clock(),
+                interaction_id=interaction.id,
+                actor_id=actor.user_id,
+                rule=route.rule,
+                why=why[0],
+            )
+        return why[1]
+
+    async def _judged(self, route: Route, actor: SlackActor) -> tuple[str, str] | None:
         try:
-            why = await self._why_not(route, actor)
+            return await self._why_not(route, actor)
         except DirectoryUnavailable as exc:
-            log.warning(
-                "refused %s on %s: could not look them up (%s)", actor.user_id, interaction.id, exc
-            )
-            return UNCHECKED_TEXT
-        if why is not None:
-            log.info(
-                "refused %s on %s (rule %s): %s", actor.user_id, interaction.id, route.rule, why[0]
-            )
-            return why[1]
-        return None
+            log.warning("could not look %s up: %s", actor.user_id, exc)
+            return f"could not look them up ({exc})", UNCHECKED_TEXT
 
     async def may_decide(self, interaction: Interaction, actor: SlackActor) -> bool:
-        return await self.refusal(interaction, actor) is None
+        """Whether `actor` may decide it, asked quietly (a list of what someone may decide)."""
+        return await self._judged(self._policy.route(interaction), actor) is None
 
     async def _why_not(self, route: Route, actor: SlackActor) -> tuple[str, str] | None:
         """(a reason for the log, the words for the person), or None when allowed."""

@@ -163,6 +163,13 @@ class DecisionService:
                 f"{who} already decided this one; their decision is being delivered.",
                 tracked.snapshot,
             )
+        await self._store.record(
+            "clicked",
+            self._clock(),
+            interaction_id=interaction_id,
+            actor_id=decision.actor.user_id,
+            verb=decision.verb,
+        )
         return queued, tracked.snapshot
 
     async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
@@ -212,7 +219,7 @@ class DecisionService:
             return await self._rejected(queued, exc.message)
         except NovoError as exc:
             return await self._later(queued, str(exc))
-        return await self._delivered(queued, decision, snapshot, result)
+        return await self._delivered(queued, decision, body, snapshot, result)
 
     async def deliver_batch(
         self, root_run_id: str, batch: Sequence[tuple[QueuedDecision, Interaction | None]]
@@ -246,8 +253,8 @@ class DecisionService:
             return [await self._later(queued, str(exc)) for queued, _ in batch]
         outcomes = await asyncio.gather(
             *(
-                self._batch_item(queued, snapshot, decision, result.status)
-                for (queued, snapshot), (decision, _), result in zip(
+                self._batch_item(queued, snapshot, decision, body, result.status)
+                for (queued, snapshot), (decision, body), result in zip(
                     batch, labelled, answered.items, strict=True
                 )
             )
@@ -261,6 +268,7 @@ class DecisionService:
         queued: QueuedDecision,
         snapshot: Interaction | None,
         decision: SlackDecision,
+        body: ResolveInteractionBody,
         status: str,
     ) -> DecisionOutcome:
         if status in ("resolved", "already_resolved"):
@@ -270,7 +278,7 @@ class DecisionService:
             except (TimeoutError, NovoError) as exc:
                 log.warning("could not re-read %s after a batch: %r", queued.interaction_id, exc)
                 current = None  # the next poll finds it no longer pending and shows it
-            return await self._delivered(queued, decision, snapshot, current)
+            return await self._delivered(queued, decision, body, snapshot, current)
         if status == "conflict":
             return await self._on_conflict(queued, snapshot)
         if status == "not_found":
@@ -292,10 +300,23 @@ class DecisionService:
         self,
         queued: QueuedDecision,
         decision: SlackDecision,
+        body: ResolveInteractionBody,
         before: Interaction | None,
         result: Interaction | None,
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
+        await self._store.record(
+            "resolved",
+            self._clock(),
+            interaction_id=interaction_id,
+            actor_id=decision.actor.user_id,
+            body=body.to_wire(),
+            answer=(
+                {"status": result.status, "decision": result.decision}
+                if result is not None
+                else None
+            ),
+        )
         if result is not None:
             observe_final(before, result, self._rule_of(result))
             await self._store.update_snapshot(result, self._clock())
@@ -307,12 +328,18 @@ class DecisionService:
 
     async def _gone(self, queued: QueuedDecision) -> DecisionOutcome:
         await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
+        await self._store.record(
+            "not_found", self._clock(), interaction_id=queued.interaction_id, status=404
+        )
         await self._store.mark_gone(queued.interaction_id, self._clock())
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
         return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
 
     async def _rejected(self, queued: QueuedDecision, message: str) -> DecisionOutcome:
         await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
+        await self._store.record(
+            "rejected", self._clock(), interaction_id=queued.interaction_id, message=message
+        )
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
         log.warning("Novo refused the decision on %s: %s", queued.interaction_id, message)
         return DecisionOutcome.with_detail(
@@ -324,6 +351,13 @@ class DecisionService:
         delay = self._redelivery_delay(queued.attempts)
         next_at = self._clock() + timedelta(seconds=delay)
         await self._store.retry_decision_later(queued.id, next_at, error, self._clock())
+        await self._store.record(
+            "delivery_failed",
+            self._clock(),
+            interaction_id=queued.interaction_id,
+            error=error,
+            attempt=queued.attempts + 1,
+        )
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
         log.warning(
             "could not deliver decision on %s (attempt %d): %s; retrying in %.1fs",
@@ -374,6 +408,9 @@ class DecisionService:
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
         await self._store.finish_decision(queued.id, "conflict", self._clock(), "409")
+        await self._store.record(
+            "conflict", self._clock(), interaction_id=interaction_id, status=409
+        )
         try:
             current = await self._novo.get(interaction_id)
         except InteractionNotFoundError:

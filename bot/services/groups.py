@@ -68,9 +68,7 @@ class GroupService:
     async def open_deny_all(self, trigger_id: str, group_id: str, actor: SlackActor) -> str | None:
         """Open Deny all's reason form; or say why there is nothing for this person to deny."""
         members = await self._store.group_members(group_id)
-        mine = [
-            m for m in members if m.is_open and await self._gate.refusal(m.snapshot, actor) is None
-        ]
+        mine = [m for m in members if m.is_open and await self._gate.may_decide(m.snapshot, actor)]
         if not mine:
             if any(m.is_open for m in members):
                 return "None of the tool calls still waiting here are yours to decide."
@@ -137,6 +135,15 @@ class GroupService:
             counted, standing = await self._store.cast_vote(
                 member.id, actor.user_id, actor.display_name, self._clock()
             )
+            if counted:
+                await self._store.record(
+                    "voted",
+                    self._clock(),
+                    interaction_id=member.id,
+                    actor_id=actor.user_id,
+                    tally=f"{len(standing)} of {route.quorum}",
+                    via="approve all",
+                )
             if len(standing) < route.quorum:
                 tally["counted towards a quorum" if counted else "already had your vote"] += 1
                 if counted:

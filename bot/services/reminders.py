@@ -164,6 +164,9 @@ class ReminderService:
         text = reminder_text(expires, self._clock(), self._mentions(route))
         await self._slack.post_reply(current.shown_in, current.ts, text)
         REMINDERS_SENT.labels(route.rule).inc()
+        await self._store.record(
+            "reminded", self._clock(), interaction_id=interaction_id, step=step, rule=route.rule
+        )
         log.info("reminded %s (%s)", interaction_id, step)
 
     async def _still_open(self, interaction_id: str, step: str) -> TrackedInteraction | None:
@@ -201,5 +204,9 @@ class ReminderService:
             link = await self._slack.permalink(current.shown_in, current.ts)
             await self._store.set_step_link(interaction_id, ESCALATE_STEP, link)
         await self._publisher.post_escalation(current, target)
-        ESCALATIONS_SENT.labels(self._policy.route(current.snapshot).rule).inc()
+        rule = self._policy.route(current.snapshot).rule
+        ESCALATIONS_SENT.labels(rule).inc()
+        await self._store.record(
+            "escalated", self._clock(), interaction_id=interaction_id, to=target, rule=rule
+        )
         log.info("escalated %s to %s", interaction_id, target)

@@ -33,12 +33,17 @@ _TRANSIENT = frozenset(
 
 @dataclass(frozen=True)
 class SlackIdentity:
-    """Who the bot token belongs to: what payloads from this workspace must agree with."""
+    """Who the bot token belongs to: what payloads from this workspace must agree with.
+
+    `url` is the workspace's address (`https://<domain>.slack.com/`): links to
+    messages are built from it without asking Slack for each one.
+    """
 
     team_id: str
     enterprise_id: str | None = None
     app_id: str | None = None
     bot_user_id: str | None = None
+    url: str | None = None
 
 
 async def check_bot_token(client: AsyncWebClient) -> SlackIdentity:
@@ -49,6 +54,7 @@ async def check_bot_token(client: AsyncWebClient) -> SlackIdentity:
         enterprise_id=body.get("enterprise_id") or None,
         app_id=body.get("app_id") or None,
         bot_user_id=body.get("user_id") or None,
+        url=body.get("url") or None,
     )
 
 

@@ -237,6 +237,10 @@ class SlackGateway:
     async def update_view(self, view_id: str, view: dict[str, Any]) -> None:
         await self.client.views_update(view_id=view_id, view=view)
 
+    async def publish_view(self, user_id: str, view: dict[str, Any]) -> None:
+        """Replace what the person's App Home tab shows (views.publish, no scope needed)."""
+        await self.client.views_publish(user_id=user_id, view=view)
+
     async def open_dm(self, user_id: str) -> str:
         """The id (`D…`) of the bot's DM with a user (conversations.open, scope `im:write`).
 

@@ -83,13 +83,12 @@ class Presenter:
 
         `text` is our own mrkdwn holding nobody else's words, so it is only cleaned,
         not defused: its `<!date^…>` tokens stay live and each person reads the
-        time in their own zone.
+        time in their own zone. Without a channel (a click in the App Home tab) it goes
+        to their DM with the app, beside the tab they clicked in.
         """
-        if channel is None:
-            log.warning("no channel to tell %s: %s", user_id, text)
-            return
         try:
-            await self._post(channel, user_id, clean_text(text))
+            where = channel if channel is not None else await self._slack.open_dm(user_id)
+            await self._post(where, user_id, clean_text(text))
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             log.warning("could not tell %s in %s: %r", user_id, channel, exc)
 

@@ -261,5 +261,21 @@ class InteractionQueries(StoreBase):
             found.update(str(r["id"]) for r in await self._all(query))
         return found
 
+    async def ended_since(self, since: datetime) -> list[TrackedInteraction]:
+        """Interactions that left `pending` (or went missing) at or after `since`, by
+        when the bridge saw them end, oldest first (reports and digests)."""
+        query = TRACKED.where(
+            or_(interactions.c.status != "pending", interactions.c.gone.is_(True)),
+            interactions.c.updated_at >= since,
+        )
+        rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
+        return [tracked(r) for r in rows]
+
+    async def decided_by(self, user_id: str, limit: int) -> list[TrackedInteraction]:
+        """What this person decided in Slack, newest first."""
+        query = TRACKED.where(interactions.c.decided_by_id == user_id)
+        rows = await self._all(query.order_by(interactions.c.decided_at.desc()).limit(limit))
+        return [tracked(r) for r in rows]
+
     async def tracked_ids(self) -> set[str]:
         return {str(r["id"]) for r in await self._all(select(interactions.c.id))}

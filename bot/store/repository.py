@@ -2,7 +2,8 @@
 
 Its queries live in one module per concern (interactions, messages, the
 decision outbox, replica coordination, drafts, reminder steps, snoozes,
-quorum votes, step groups); this module only opens and closes it.
+quorum votes, step groups, the audit trail, App Home tabs, scheduled
+digests); this module only opens and closes it.
 """
 
 from __future__ import annotations
@@ -13,16 +14,21 @@ from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store.audit import AuditQueries
 from bot.store.coordination import CoordinationQueries
+from bot.store.digests import DigestQueries
 from bot.store.drafts import DraftQueries
+from bot.store.errors import StoreOpenError
 from bot.store.groups import GroupQueries
+from bot.store.home import HomeQueries
 from bot.store.interactions import InteractionQueries
 from bot.store.messages import MessageQueries
-from bot.store.migrate import upgrade_to_head
+from bot.store.migrate import current_revision, head_revision, upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
 from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
+from bot.store.target import parse_target
 from bot.store.votes import VoteQueries
 
 
@@ -36,6 +42,9 @@ class Store(
     SnoozeQueries,
     VoteQueries,
     GroupQueries,
+    AuditQueries,
+    HomeQueries,
+    DigestQueries,
 ):
     """Owns the engine; one instance per process.
 
@@ -51,6 +60,27 @@ class Store(
             await connection.run_sync(upgrade_to_head)
 
         return cls(await open_engine(target, migrate, schema=schema))
+
+    @classmethod
+    async def open_reader(cls, target: Path | str, *, schema: str | None = None) -> Store:
+        """A store to read from beside a running bridge (an export): no file lock, no
+        migration; a database not at the newest revision is refused, naming the fix."""
+        found = ""
+
+        async def look(connection: AsyncConnection) -> None:
+            nonlocal found
+            found = await connection.run_sync(current_revision)
+
+        opened = await open_engine(target, look, schema=schema, exclusive=False)
+        if found != head_revision():
+            await opened.close()
+            shown = parse_target(target).shown
+            raise StoreOpenError(
+                shown,
+                f"at revision {found or 'none'}, not {head_revision()}:"
+                " run `novo-slack db upgrade`",
+            )
+        return cls(opened)
 
     async def close(self) -> None:
         await self._finish_running()

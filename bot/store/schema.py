@@ -23,6 +23,11 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 - `step_groups`: approvals of one run's step posted together under one group
   message (its own ts), the cards replies in its thread; `interactions.group_id`
   says which group an interaction belongs to.
+- `audit`: every transition (posted, clicked, refused, voted, resolved, 409/404,
+  expired, reminded, escalated, digest sent), oldest pruned after
+  NOVO_SLACK_AUDIT_DAYS.
+- `digests`: each scheduled digest, claimed once per scheduled time.
+- `home_views`: who opened the App Home tab when, and what it last showed them.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ interactions = Table(
     Column("group_id", Text),
     Index("interactions_open", "status", "gone"),
     Index("interactions_group", "group_id"),
+    Index("interactions_decided_by", "decided_by_id", "decided_at"),
 )
 
 messages = Table(
@@ -205,4 +211,38 @@ step_groups = Table(
     Column("claimed_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     CheckConstraint("state IN ('posting', 'posted')", name="step_groups_state_known"),
+)
+
+audit = Table(
+    "audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", UtcDateTime, nullable=False),
+    Column("event", Text, nullable=False),
+    Column("interaction_id", Text),
+    Column("actor_id", Text),
+    Column("detail", Text, nullable=False),
+    Index("audit_at", "at"),
+    Index("audit_interaction", "interaction_id"),
+)
+
+digests = Table(
+    "digests",
+    metadata,
+    Column("digest", Text, nullable=False),
+    Column("scheduled_for", UtcDateTime, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    Column("sent_at", UtcDateTime),
+    PrimaryKeyConstraint("digest", "scheduled_for", name="digests_pkey"),
+    CheckConstraint("state IN ('sending', 'sent', 'skipped')", name="digests_state_known"),
+)
+
+home_views = Table(
+    "home_views",
+    metadata,
+    Column("user_id", Text, primary_key=True),
+    Column("opened_at", UtcDateTime, nullable=False),
+    Column("published_hash", Text),
+    Column("published_at", UtcDateTime),
 )

@@ -36,7 +36,7 @@ from bot.clock import Clock
 from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
-from bot.novo.models import Interaction
+from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import relative_deadline
 from bot.store import Store, TrackedInteraction, stored_form
@@ -365,10 +365,21 @@ class SyncEngine:
             current = await self._novo.get(tracked.id)
         except InteractionNotFoundError:
             await self._store.mark_gone(tracked.id, self._clock())
+            await self._store.record("gone", self._clock(), interaction_id=tracked.id, status=404)
             current = None
         if current is not None:
             observe_final(tracked.snapshot, current, self._router.rule_for(current))
             await self._store.update_snapshot(current, self._clock())
+            if tracked.snapshot.is_pending and not current.is_pending:
+                await self._store.record(
+                    "expired" if current.reason == TIMEOUT_REASON else "ended",
+                    self._clock(),
+                    interaction_id=tracked.id,
+                    status=current.status,
+                    decision=current.decision,
+                    reason=current.reason,
+                    decided_in_slack=tracked.decided_in_slack is not None,
+                )
         await self._store.drop_drafts_for(tracked.id)  # nobody can submit those forms now
         report.finalized.append(tracked.id)
         self._publisher.refresh_soon(tracked.id, tracked.channel)

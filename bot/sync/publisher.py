@@ -300,6 +300,9 @@ class MessagePublisher:
             )
             MESSAGES_POSTED.inc()
             log.info("posted %s to %s at %s", tracked.id, shown_in, ts)
+            await self._store.record(
+                "posted", self._clock(), interaction_id=tracked.id, channel=shown_in, ts=ts
+            )
         if tracked.group_id:
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return ts
@@ -332,6 +335,14 @@ class MessagePublisher:
             )
             MESSAGES_POSTED.inc()
             log.info("posted a copy of %s to %s at %s", interaction_id, shown_in, ts)
+            await self._store.record(
+                "posted",
+                self._clock(),
+                interaction_id=interaction_id,
+                channel=shown_in,
+                ts=ts,
+                copy_for=target,
+            )
 
     async def _fitting(
         self,

@@ -45,9 +45,11 @@ def acknowledging(ack: AsyncAck) -> Acknowledge:
 
 
 def register_all(app: AsyncApp) -> None:
-    from bot.slack.listeners import approvals, groups, questions, viewer
+    from bot.slack.listeners import approvals, commands, groups, home, questions, viewer
 
     approvals.register(app)
+    commands.register(app)
     groups.register(app)
     viewer.register(app)
     questions.register(app)
+    home.register(app)

@@ -46,6 +46,7 @@ _TEXT_TYPES = frozenset({"plain_text", "mrkdwn"})
 _CHOICE_TYPES = frozenset({"radio_buttons", "checkboxes"})
 _OPTION_KEYS = frozenset({"options", "initial_options", "initial_option"})
 _ID_KEYS = ("action_id", "block_id", "callback_id", "external_id")
+_VIEW_TYPES = frozenset({"modal", "home"})
 
 
 def assert_valid_message(rendered: Mapping[str, Any]) -> None:
@@ -74,7 +75,9 @@ def assert_valid_message(rendered: Mapping[str, Any]) -> None:
 
 
 def assert_valid_view(view: Mapping[str, Any]) -> None:
-    """Fail unless `view` is a modal Slack would open (views.open / update / push)."""
+    """Fail unless `view` is a modal Slack would open (views.open / update / push) or a
+    Home tab it would publish (views.publish): the same limits hold for both."""
+    _check(view.get("type") in _VIEW_TYPES, "/view/type", "must be one of: modal, home")
     try:
         View(**view).to_dict()
     except (SlackObjectFormationError, TypeError) as error:

@@ -1,0 +1,89 @@
+"""`novo-slack audit`: the audit trail as CSV or JSON lines, for people and spreadsheets.
+
+It reads the store beside a running bridge (no lock taken) in pages, so a
+large trail streams rather than filling memory. Details are printed as the
+bridge wrote them: ids, verbs, statuses, the body sent to Novo; never a token.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
+
+from bot.store import Store
+from bot.store.audit import AuditEntry
+
+_SPAN = re.compile(r"(\d+)\s*(m|h|d)")
+_UNIT = {"m": "minutes", "h": "hours", "d": "days"}
+CSV_FIELDS = ("id", "at", "event", "interaction_id", "actor_id", "detail")
+
+
+def parse_since(text: str) -> timedelta:
+    """`30m`, `24h`, `7d`; ValueError otherwise."""
+    match = _SPAN.fullmatch(text.strip())
+    if match is None or int(match.group(1)) <= 0:
+        raise ValueError(f"{text!r}: use a span such as 30m, 24h or 7d")
+    return timedelta(**{_UNIT[match.group(2)]: int(match.group(1))})
+
+
+def _row(entry: AuditEntry) -> dict[str, str]:
+    return {
+        "id": str(entry.id),
+        "at": entry.at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "event": entry.event,
+        "interaction_id": entry.interaction_id or "",
+        "actor_id": entry.actor_id or "",
+        "detail": json.dumps(entry.detail, ensure_ascii=False, sort_keys=True),
+    }
+
+
+class EntryWriter:
+    """Entries in `fmt`: csv (a header, `detail` as JSON text) or jsonl (one object a line)."""
+
+    def __init__(self, fmt: str, out: TextIO) -> None:
+        self._out = out
+        self._csv = csv.DictWriter(out, fieldnames=CSV_FIELDS) if fmt == "csv" else None
+        if self._csv is not None:
+            self._csv.writeheader()
+        self.count = 0
+
+    def write(self, entries: Iterable[AuditEntry]) -> None:
+        for entry in entries:
+            row = _row(entry)
+            if self._csv is not None:
+                self._csv.writerow(row)
+            else:
+                line = json.dumps({**row, "detail": entry.detail}, ensure_ascii=False)
+                self._out.write(line + "\n")
+            self.count += 1
+
+
+async def export_audit(
+    target: Path | str,
+    *,
+    since: timedelta | None = None,
+    interaction_id: str | None = None,
+    fmt: str = "jsonl",
+    out: TextIO | None = None,
+    now: datetime | None = None,
+) -> int:
+    """Print the trail; raises StoreOpenError (one line) when the store can't be read."""
+    store = await Store.open_reader(target)
+    try:
+        start = (now or datetime.now(UTC)) - since if since is not None else None
+        writer = EntryWriter(fmt, out or sys.stdout)
+        after = 0
+        while page := await store.audit_entries(
+            since=start, interaction_id=interaction_id, after_id=after
+        ):
+            writer.write(page)
+            after = page[-1].id
+        return writer.count
+    finally:
+        await store.close()
