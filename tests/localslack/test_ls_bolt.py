@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp import web
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET
 from tests.localslack.kit import actions, button, modal, section, text_input
+from tests.localslack.serving import served
 
 CHANNEL = "C0APPROVALS"
 ALICE = "U0LOCAL01"
@@ -55,12 +55,8 @@ def bolt_app(slack: LocalSlack) -> AsyncApp:
 
 @pytest.fixture
 async def bolt_url(slack: LocalSlack) -> AsyncIterator[str]:
-    runner = web.AppRunner(bolt_app(slack).web_app(path="/slack/events"), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}"
-    await runner.cleanup()
+    async with served(bolt_app(slack)) as url:
+        yield url
 
 
 async def post(client: AsyncWebClient) -> str:

@@ -13,14 +13,13 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
-from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.signature import SignatureVerifier
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, FakeBridge
+from tests.localslack.serving import over_socket, served
 from tests.localslack.test_ls_bolt import bolt_app
 
 CHANNEL = "C0LOCALAPR"
@@ -59,23 +58,14 @@ def command_app(slack: LocalSlack) -> AsyncApp:
 
 @pytest.fixture
 async def bolt_url(slack: LocalSlack) -> AsyncIterator[str]:
-    runner = web.AppRunner(command_app(slack).web_app(path="/slack/events"), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}"
-    await runner.cleanup()
+    async with served(command_app(slack)) as url:
+        yield url
 
 
 @pytest.fixture
 async def socket_app(slack: LocalSlack) -> AsyncIterator[AsyncSocketModeHandler]:
-    slack.serve_socket()
-    handler = AsyncSocketModeHandler(command_app(slack), slack.app_token)
-    handler.client.web_client = AsyncWebClient(token=slack.app_token, base_url=slack.api_url)
-    await handler.connect_async()  # type: ignore[no-untyped-call]
-    await slack.wait_for(lambda: slack.socket_connections == 1)
-    yield handler
-    await handler.close_async()  # type: ignore[no-untyped-call]
+    async with over_socket(command_app(slack), slack) as handler:
+        yield handler
 
 
 async def test_a_command_is_signed_form_fields_as_slack_posts_them(

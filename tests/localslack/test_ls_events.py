@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
@@ -17,6 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, FakeBridge
 from tests.localslack.kit import section
+from tests.localslack.serving import over_socket, served
 
 ALICE = "U0LOCAL01"
 
@@ -39,23 +39,14 @@ def home_app(slack: LocalSlack) -> AsyncApp:
 
 @pytest.fixture
 async def bolt_url(slack: LocalSlack) -> AsyncIterator[str]:
-    runner = web.AppRunner(home_app(slack).web_app(path="/slack/events"), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}"
-    await runner.cleanup()
+    async with served(home_app(slack)) as url:
+        yield url
 
 
 @pytest.fixture
 async def socket_app(slack: LocalSlack) -> AsyncIterator[AsyncSocketModeHandler]:
-    slack.serve_socket()
-    handler = AsyncSocketModeHandler(home_app(slack), slack.app_token)
-    handler.client.web_client = AsyncWebClient(token=slack.app_token, base_url=slack.api_url)
-    await handler.connect_async()  # type: ignore[no-untyped-call]
-    await slack.wait_for(lambda: slack.socket_connections == 1)
-    yield handler
-    await handler.close_async()  # type: ignore[no-untyped-call]
+    async with over_socket(home_app(slack), slack) as handler:
+        yield handler
 
 
 def _home_text(slack: LocalSlack, user: str) -> str | None:
