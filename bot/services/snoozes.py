@@ -44,6 +44,7 @@ from bot.slack.render.snooze import (
 from bot.slack.render.status import accepts_decisions
 from bot.slack.snooze_choices import CHOICES, SnoozeChoice, choice_for
 from bot.store import Snooze, Store, TrackedInteraction
+from bot.store.schema import COPY
 from bot.sync.lanes import SendKind
 from bot.sync.publisher import MessagePublisher
 
@@ -130,7 +131,7 @@ class SnoozeService:
                 )
             return
         message = render_snooze_reminder(
-            tracked.snapshot, ctx, SnoozeFacts(await self._link(tracked))
+            tracked.snapshot, ctx, SnoozeFacts(await self._link(tracked, snooze.user_id))
         )
         if not await self._store.take_snooze(snooze.id, self._clock()):
             return  # another worker took it after this one's lease lapsed
@@ -155,12 +156,18 @@ class SnoozeService:
         SNOOZES.labels("sent").inc()
         log.info("reminded %s of %s (snooze %d)", snooze.user_id, snooze.interaction_id, snooze.id)
 
-    async def _link(self, tracked: TrackedInteraction) -> str | None:
-        """The original message's permalink; None if Slack won't say (the DM names the channel)."""
-        if tracked.ts is None:
+    async def _link(self, tracked: TrackedInteraction, user_id: str) -> str | None:
+        """The permalink of the message this person has: their own copy when the rule
+        sent it to people's DMs (a link into someone else's DM opens nothing); None if
+        Slack won't say (the DM names the channel)."""
+        channel, ts = tracked.shown_in, tracked.ts
+        own = await self._store.get_message(tracked.id, COPY, user_id)
+        if own is not None and own.ts is not None:
+            channel, ts = own.shown_in, own.ts
+        if ts is None:
             return None
         try:
-            return await self._slack.permalink(tracked.shown_in, tracked.ts)
+            return await self._slack.permalink(channel, ts)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             log.warning("no permalink for %s: %r", tracked.id, exc)
             return None

@@ -131,6 +131,7 @@ class MessagePublisher:
             agent_names=self._policy.current.agents,
             run_link_template=self._policy.current.links.run,
             asked_in=tracked.channel,
+            also_asked=tuple(m.channel for m in await self._copies(tracked.id)),
             nudges=await self._nudges(tracked.id),
             quorum=await self._quorum(tracked),
         )

@@ -215,12 +215,14 @@ class Loop:
         )
         return ts
 
-    async def metric(self, name: str) -> float:
-        """The bridge's value for a Prometheus sample (0 when not exported yet)."""
+    async def metric(self, name: str, **labels: str) -> float:
+        """The bridge's value for a Prometheus sample (0 when not exported yet); with
+        `labels`, the sample carrying each of them."""
         assert self.bridge.url is not None
         text = (await self.http.get(f"{self.bridge.url}/metrics")).text
+        wanted = [f'{key}="{value}"' for key, value in labels.items()]
         for line in text.splitlines():
-            if line.startswith((name + " ", name + "{")):
+            if line.startswith((name + " ", name + "{")) and all(w in line for w in wanted):
                 return float(line.rsplit(" ", 1)[1])
         return 0.0
 

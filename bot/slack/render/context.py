@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal, TypedDict
 
 from bot.domain import SlackActor, SlackDecision
+from bot.slack.render.targets import slack_target
 
 __all__ = [
     "MessageContext",
@@ -78,6 +79,15 @@ class MessageContext:
     asked_in: str | None = None
     nudges: tuple[Nudge, ...] = ()
     quorum: QuorumState | None = None
+    also_asked: tuple[str, ...] = ()
+    """Further places it was asked: the other people of a `dm:` route, each with a copy."""
+
+    @property
+    def asked_where(self) -> str | None:
+        """Every place it was asked, as mentions (`<#C…>`, `<@U…>, <@U…>`); None if unknown."""
+        if self.asked_in is None:
+            return None
+        return ", ".join(slack_target(place) for place in (self.asked_in, *self.also_asked))
 
 
 class RenderedMessage(TypedDict):

@@ -35,8 +35,9 @@ from bot.slack.render.common import (
     plain_text,
 )
 from bot.slack.render.context import Nudge, RenderedMessage
-from bot.slack.render.ending import TIME_FORMAT, slack_target, waited
+from bot.slack.render.ending import TIME_FORMAT, waited
 from bot.slack.render.question import question_title
+from bot.slack.render.targets import slack_target
 
 ICON = "📋"
 TITLE = f"{ICON} Novo digest"

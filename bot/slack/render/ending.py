@@ -13,17 +13,9 @@ from datetime import datetime
 from bot.novo.models import Interaction
 from bot.slack.render.common import date_token
 from bot.slack.render.context import MessageContext, Nudge
+from bot.slack.render.targets import slack_target
 
 TIME_FORMAT = "{time}"
-
-
-def slack_target(slack_id: str) -> str:
-    """A channel, user or user group id as the mention Slack renders for it."""
-    if slack_id.startswith(("U", "W")):
-        return f"<@{slack_id}>"
-    if slack_id.startswith("S"):
-        return f"<!subteam^{slack_id}>"
-    return f"<#{slack_id}>"
 
 
 def waited(seconds: float) -> str:
@@ -65,6 +57,6 @@ def expiry_line(interaction: Interaction, ctx: MessageContext, icon: str) -> str
     line = (
         f"{icon} Expired {date_token(at, TIME_FORMAT)}"
         f" after {waited((at - interaction.created_at).total_seconds())}."
-        f" Asked: {slack_target(ctx.asked_in)}."
+        f" Asked: {ctx.asked_where}."
     )
     return line + _nudge_clause(ctx.nudges)

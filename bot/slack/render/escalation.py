@@ -17,7 +17,7 @@ from bot.slack.limits import HEADER_TEXT, SECTION_TEXT
 from bot.slack.render.approval import approval_title
 from bot.slack.render.common import clean_rendered, date_token, escape_mrkdwn, mrkdwn, plain_text
 from bot.slack.render.context import MessageContext, RenderedMessage
-from bot.slack.render.ending import TIME_FORMAT, slack_target, waited
+from bot.slack.render.ending import TIME_FORMAT, waited
 from bot.slack.render.question import question_title
 from bot.slack.render.record import asker, context_block
 from bot.slack.render.status import (
@@ -29,6 +29,7 @@ from bot.slack.render.status import (
     display_state,
     outcome_words,
 )
+from bot.slack.render.targets import slack_target
 
 ICON_ESCALATED = "🔺"
 ESCALATION_BLOCK_ID = "novo_escalation"
@@ -82,7 +83,7 @@ def _facts_text(interaction: Interaction, ctx: MessageContext, facts: Escalation
     ]
     if interaction.expires_at is not None:
         lines.append(f"*Expires:* {date_token(interaction.expires_at)}")
-    asked = slack_target(ctx.asked_in) if ctx.asked_in else "its channel"
+    asked = ctx.asked_where or "its channel"
     lines.append(f"*Asked:* {asked} · *Reminded:* {', '.join(reminded) or 'not yet'}")
     if facts.link:
         lines.append(f"<{facts.link}|Open the request>")

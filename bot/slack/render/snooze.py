@@ -21,7 +21,7 @@ from bot.slack.limits import HEADER_TEXT, SECTION_TEXT
 from bot.slack.render.approval import approval_title
 from bot.slack.render.common import clean_rendered, date_token, escape_mrkdwn, mrkdwn, plain_text
 from bot.slack.render.context import MessageContext, RenderedMessage
-from bot.slack.render.ending import TIME_FORMAT, slack_target, waited
+from bot.slack.render.ending import TIME_FORMAT, waited
 from bot.slack.render.question import question_title
 from bot.slack.render.record import asker, context_block
 from bot.slack.render.reminder import ICON_REMINDER
@@ -101,8 +101,8 @@ def _facts_text(interaction: Interaction, ctx: MessageContext, now: datetime) ->
         lines.append("*Time left:* no deadline")
     else:
         lines.append(f"*Time left:* {time_left(expires, now)} (expires {date_token(expires)})")
-    if ctx.asked_in:
-        lines.append(f"*Asked:* {slack_target(ctx.asked_in)}")
+    if ctx.asked_where:
+        lines.append(f"*Asked:* {ctx.asked_where}")
     return "\n".join(lines)
 
 
