@@ -42,7 +42,8 @@ from bot.services.deciders import DeciderGate
 from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.reasons import slack_reason
-from bot.store import QueuedDecision, Store
+from bot.store import QueuedDecision, Store, TrackedInteraction
+from bot.store.audit import AuditEvent
 from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,60 @@ class DecisionService:
             verb=decision.verb,
         )
         return queued, tracked.snapshot
+
+    async def record_many(
+        self,
+        items: Sequence[tuple[TrackedInteraction, ResolveInteractionBody]],
+        decision: SlackDecision,
+    ) -> list[DecisionOutcome | tuple[QueuedDecision, Interaction]]:
+        """`record` for interactions already read and already allowed for this person
+        (Approve all checked each), written in one transaction so a hundred are safe well
+        inside Slack's 3 s; an outcome in place of each that could not be queued."""
+        results: list[DecisionOutcome | tuple[QueuedDecision, Interaction] | None] = []
+        to_queue: list[tuple[str, ResolveInteractionBody, SlackDecision]] = []
+        for tracked, body in items:
+            try:
+                check_resolve_body(tracked.snapshot, body)
+            except ResolveRuleError as exc:
+                results.append(
+                    DecisionOutcome.with_detail(
+                        OutcomeKind.REJECTED, "That answer can't be sent", exc.message
+                    )
+                )
+                continue
+            results.append(None)
+            to_queue.append((tracked.id, body, decision))
+        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
+        kept = iter(await self._store.enqueue_decisions(to_queue, lease))
+        snapshots = {tracked.id: tracked.snapshot for tracked, _ in items}
+        clicked: list[AuditEvent] = []
+        final: list[DecisionOutcome | tuple[QueuedDecision, Interaction]] = []
+        for result, (tracked, _) in zip(results, items, strict=True):
+            if result is not None:
+                final.append(result)
+                continue
+            queued = next(kept)
+            if queued is None:
+                final.append(
+                    DecisionOutcome(
+                        OutcomeKind.IN_FLIGHT,
+                        "Someone else's decision on it is being delivered.",
+                        snapshots[tracked.id],
+                    )
+                )
+                continue
+            final.append((queued, snapshots[tracked.id]))
+            clicked.append(
+                AuditEvent(
+                    "clicked",
+                    self._clock(),
+                    tracked.id,
+                    decision.actor.user_id,
+                    {"verb": decision.verb, "via": "batch"},
+                )
+            )
+        await self._store.record_many(clicked)
+        return final
 
     async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
         """Retry queued decisions whose time has come (the scheduler calls this).

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import TIMEOUT_REASON, Interaction, ResolveInteractionBody
 from bot.services.approvals import VERB_APPROVED, VERB_DENIED, approval_body
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import Acknowledge, DecisionService
@@ -25,6 +25,7 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.render.common import escape_mrkdwn
 from bot.slack.render.modals import render_deny_all_modal
 from bot.store import QueuedDecision, Store, TrackedInteraction
+from bot.store.audit import AuditEvent
 from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
@@ -87,14 +88,29 @@ class GroupService:
     ) -> GroupResult:
         tally: Counter[str] = Counter()
         queued: list[tuple[QueuedDecision, Interaction | None]] = []
+        refused: list[AuditEvent] = []
         try:
             group = await self._store.group(group_id)
             members = await self._store.group_members(group_id) if group else []
+            sending: list[tuple[TrackedInteraction, ResolveInteractionBody]] = []
             for member in members:
-                await self._include(member, actor, approve, note, tally, queued)
+                if await self._include(member, actor, approve, tally, refused):
+                    sending.append((member, approval_body(member.id, approve)))
+            decision = SlackDecision(
+                actor=actor,
+                at=self._clock(),
+                verb=VERB_APPROVED if approve else VERB_DENIED,
+                note=(note or "").strip() or None,
+            )
+            for recorded in await self._decisions.record_many(sending, decision):
+                if isinstance(recorded, DecisionOutcome):
+                    tally[self._word(recorded, approve)] += 1
+                else:
+                    queued.append(recorded)
         finally:
             if acknowledge is not None:
                 await acknowledge()
+        await self._store.record_many(refused)
         if group is None:
             return GroupResult("This group is no longer known to the bridge.", 0)
         outcomes = await self._decisions.deliver_batch(group.root_run_id, queued)
@@ -118,18 +134,31 @@ class GroupService:
         member: TrackedInteraction,
         actor: SlackActor,
         approve: bool,
-        note: str | None,
         tally: Counter[str],
-        queued: list[tuple[QueuedDecision, Interaction | None]],
-    ) -> None:
-        """Queue this item's decision, or count why it is left out."""
+        refused: list[AuditEvent],
+    ) -> bool:
+        """Whether this item's decision goes out now; if not, count why it is left out.
+
+        The policy is asked quietly item by item and the refusals are written to
+        the audit trail together, after the ack: a hundred items must be decided
+        well inside Slack's 3 s.
+        """
         snapshot = member.snapshot
         if not member.is_open:
             tally[_already(snapshot, member.decided_in_slack is not None)] += 1
-            return
-        if await self._gate.refusal(snapshot, actor) is not None:
+            return False
+        if not await self._gate.may_decide(snapshot, actor):
             tally["not yours to decide"] += 1
-            return
+            refused.append(
+                AuditEvent(
+                    "refused",
+                    self._clock(),
+                    member.id,
+                    actor.user_id,
+                    {"rule": self._gate.route(snapshot).rule, "why": "not theirs to decide"},
+                )
+            )
+            return False
         route = self._gate.route(snapshot)
         if approve and route.quorum > 1:
             counted, standing = await self._store.cast_vote(
@@ -148,20 +177,8 @@ class GroupService:
                 tally["counted towards a quorum" if counted else "already had your vote"] += 1
                 if counted:
                     await self._publisher.refresh_soon_by_id(member.id)
-                return
-        decision = SlackDecision(
-            actor=actor,
-            at=self._clock(),
-            verb=VERB_APPROVED if approve else VERB_DENIED,
-            note=(note or "").strip() or None,
-        )
-        recorded = await self._decisions.record(
-            member.id, approval_body(member.id, approve), decision
-        )
-        if isinstance(recorded, DecisionOutcome):
-            tally[self._word(recorded, approve)] += 1
-            return
-        queued.append(recorded)
+                return False
+        return True
 
     @staticmethod
     def _word(outcome: DecisionOutcome, approve: bool) -> str:

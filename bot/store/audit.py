@@ -13,11 +13,13 @@ or stop a transition already made, so its failure is logged, not raised.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.base import StoreBase
 from bot.store.records import dump_record, load_record
@@ -27,6 +29,17 @@ log = logging.getLogger(__name__)
 
 AUDIT_PAGE = 10_000
 """Entries read per query: an export streams in pages of this many."""
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """An entry to write: what happened, when, to which interaction, by whom."""
+
+    event: str
+    at: datetime
+    interaction_id: str | None = None
+    actor_id: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,29 @@ class AuditQueries(StoreBase):
             await self.audit(event, at, interaction_id=interaction_id, actor_id=actor_id, **detail)
         except Exception as exc:
             log.warning("could not write the audit entry %s for %s: %r", event, interaction_id, exc)
+
+    async def record_many(self, entries: Sequence[AuditEvent]) -> None:
+        """Several entries in one transaction (Approve all); failure logged, never raised."""
+        if not entries:
+            return
+        rows = [
+            {
+                "at": e.at,
+                "event": e.event,
+                "interaction_id": e.interaction_id,
+                "actor_id": e.actor_id,
+                "detail": dump_record(e.detail),
+            }
+            for e in entries
+        ]
+
+        async def work(connection: AsyncConnection) -> None:
+            await connection.execute(audit.insert(), rows)
+
+        try:
+            await self._transaction(work)
+        except Exception as exc:
+            log.warning("could not write %d audit entries: %r", len(entries), exc)
 
     async def audit_entries(
         self,

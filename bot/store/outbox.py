@@ -8,10 +8,12 @@ it with a conditional update.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
 from bot.novo.models import ResolveInteractionBody
@@ -59,6 +61,47 @@ class DecisionQueries(StoreBase):
         except IntegrityError:  # not a tracked interaction
             return None
         return queued(row) if row is not None else None
+
+    async def enqueue_decisions(
+        self,
+        items: Sequence[tuple[str, ResolveInteractionBody, SlackDecision]],
+        lease_until: datetime,
+    ) -> list[QueuedDecision | None]:
+        """`enqueue_decision` for many tracked interactions in one transaction (Approve
+        all: a hundred decisions must be safe before Slack's 3 s are up); None for
+        each that already has an open decision."""
+
+        async def work(connection: AsyncConnection) -> list[QueuedDecision | None]:
+            kept: list[QueuedDecision | None] = []
+            for interaction_id, body, decision in items:
+                row = (
+                    (
+                        await connection.execute(
+                            self._insert(decisions)
+                            .values(
+                                interaction_id=interaction_id,
+                                body=dump_record(wire_record(body)),
+                                actor_id=decision.actor.user_id,
+                                actor_name=decision.actor.display_name,
+                                verb=decision.verb,
+                                note=decision.note,
+                                state="queued",
+                                attempts=0,
+                                next_attempt_at=lease_until,
+                                created_at=decision.at,
+                                updated_at=decision.at,
+                            )
+                            .on_conflict_do_nothing()
+                            .returning(*decisions.c)
+                        )
+                    )
+                    .mappings()
+                    .first()
+                )
+                kept.append(queued(row) if row is not None else None)
+            return kept
+
+        return await self._transaction(work)
 
     async def open_decision(self, interaction_id: str) -> QueuedDecision | None:
         row = await self._first(
