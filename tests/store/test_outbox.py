@@ -29,6 +29,17 @@ async def test_one_open_decision_per_interaction(store: Store, peer: Store) -> N
     assert await store.queued_count() == 1
 
 
+async def test_many_decisions_in_one_go_skip_those_already_open(store: Store) -> None:
+    for id_ in ("int_1", "int_2", "int_3"):
+        await store.claim_for_posting(interaction(id_), "C1", NOW)
+    assert await store.enqueue_decision("int_2", *decision("U9", "int_2"), LEASE) is not None
+    items = [(i, *decision("U1", i)) for i in ("int_1", "int_2", "int_3")]
+    kept = await store.enqueue_decisions(items, LEASE)
+    assert [q.interaction_id if q else None for q in kept] == ["int_1", None, "int_3"]
+    assert await store.queued_count() == 3
+    assert await store.enqueue_decisions([], LEASE) == []
+
+
 async def test_a_decision_for_an_untracked_interaction_is_refused(store: Store) -> None:
     assert await store.enqueue_decision("nope", *decision("U1", "nope"), LEASE) is None
 
