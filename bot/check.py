@@ -26,26 +26,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Settings, SettingsError, load_settings
 from bot.novo.client import NovoClient
 from bot.novo.errors import NovoAPIStatusError, NovoConnectionError, NovoError, UnauthorizedError
+from bot.slack.scopes import REQUIRED_BOT_SCOPES
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
 from bot.store.filelock import FileLock
 from bot.store.migrate import head_revision
 from bot.store.target import parse_target
 
-# The bot scopes manifest.yml asks for (a test keeps the two equal): what the
-# token must have been granted for every feature to work.
-REQUIRED_BOT_SCOPES = (
-    "chat:write",
-    "users:read",
-    "channels:history",
-    "groups:history",
-    "channels:read",
-    "groups:read",
-    "usergroups:read",
-    "im:write",
-    "im:history",
-    "commands",
-)
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"
 

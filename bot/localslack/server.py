@@ -35,6 +35,7 @@ from bot.localslack.sockets import Envelopes, SocketAck
 from bot.localslack.wire import SlackFailure
 from bot.localslack.workspace import Workspace
 from bot.slack import limits
+from bot.slack.scopes import REQUIRED_BOT_SCOPES
 
 log = logging.getLogger(__name__)
 
@@ -45,18 +46,7 @@ _APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
 _JSON_FIELDS = ("blocks", "attachments", "metadata", "view")
 # What auth.test says the bot token may do (`x-oauth-scopes`), unless a test says otherwise:
 # the scopes manifest.yml asks for.
-DEFAULT_SCOPES = (
-    "chat:write",
-    "users:read",
-    "channels:history",
-    "groups:history",
-    "channels:read",
-    "groups:read",
-    "usergroups:read",
-    "im:write",
-    "im:history",
-    "commands",
-)
+DEFAULT_SCOPES = REQUIRED_BOT_SCOPES
 SOCKET_PATH = "/_test/socket"
 _MAX_BODY = 4 * 1024 * 1024  # well above Slack's 250 KB view so the size check is ours
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.dml import ReturningInsert
 
 from bot.domain import SlackDecision
 from bot.novo.models import ResolveInteractionBody
@@ -38,7 +40,22 @@ class DecisionQueries(StoreBase):
         `lease_until` keeps the redelivery job off it while the first attempt
         is under way; after a crash the job picks it up once the lease ends.
         """
-        insert = (
+        insert = self._queue(interaction_id, body, decision, lease_until)
+        try:
+            row = await self._first(insert)
+        except IntegrityError:  # not a tracked interaction
+            return None
+        return queued(row) if row is not None else None
+
+    def _queue(
+        self,
+        interaction_id: str,
+        body: ResolveInteractionBody,
+        decision: SlackDecision,
+        lease_until: datetime,
+    ) -> ReturningInsert[Any]:
+        """The insert that queues one decision, unless one is already open for it."""
+        return (
             self._insert(decisions)
             .values(
                 interaction_id=interaction_id,
@@ -56,11 +73,6 @@ class DecisionQueries(StoreBase):
             .on_conflict_do_nothing()
             .returning(*decisions.c)
         )
-        try:
-            row = await self._first(insert)
-        except IntegrityError:  # not a tracked interaction
-            return None
-        return queued(row) if row is not None else None
 
     async def enqueue_decisions(
         self,
@@ -74,30 +86,8 @@ class DecisionQueries(StoreBase):
         async def work(connection: AsyncConnection) -> list[QueuedDecision | None]:
             kept: list[QueuedDecision | None] = []
             for interaction_id, body, decision in items:
-                row = (
-                    (
-                        await connection.execute(
-                            self._insert(decisions)
-                            .values(
-                                interaction_id=interaction_id,
-                                body=dump_record(wire_record(body)),
-                                actor_id=decision.actor.user_id,
-                                actor_name=decision.actor.display_name,
-                                verb=decision.verb,
-                                note=decision.note,
-                                state="queued",
-                                attempts=0,
-                                next_attempt_at=lease_until,
-                                created_at=decision.at,
-                                updated_at=decision.at,
-                            )
-                            .on_conflict_do_nothing()
-                            .returning(*decisions.c)
-                        )
-                    )
-                    .mappings()
-                    .first()
-                )
+                statement = self._queue(interaction_id, body, decision, lease_until)
+                row = (await connection.execute(statement)).mappings().first()
                 kept.append(queued(row) if row is not None else None)
             return kept
 

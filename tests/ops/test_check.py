@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.check import FAILED, OK, REQUIRED_BOT_SCOPES, SKIPPED, Item, checklist
+from bot.check import FAILED, OK, SKIPPED, Item, checklist
+from bot.slack.scopes import REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
 from tests.ops.conftest import CHANNEL, Servers

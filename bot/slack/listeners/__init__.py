@@ -25,13 +25,19 @@ def actor_of(services: Services, body: dict[str, Any]) -> SlackActor:
     The decision service completes the name (users.info) when it delivers.
     """
     user = body.get("user") or {}
-    user_id = str(user.get("id", ""))
-    fallback = user.get("name") or user.get("username") or user_id
-    team = user.get("team_id")
+    return person(
+        services, user.get("id"), user.get("name") or user.get("username"), user.get("team_id")
+    )
+
+
+def person(services: Services, user_id: object, name: object, team_id: object) -> SlackActor:
+    """A SlackActor from a payload's fields (shapes differ: an interaction's `user`
+    object, a slash command's flat fields), named from the cache or the payload."""
+    uid = str(user_id or "")
     return SlackActor(
-        user_id,
-        services.slack.cached_name(user_id) or str(fallback),
-        team_id=str(team) if team else None,
+        uid,
+        services.slack.cached_name(uid) or str(name or uid),
+        team_id=str(team_id) if team_id else None,
     )
 
 

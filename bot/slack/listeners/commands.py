@@ -15,18 +15,13 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncResp
 from bot.domain import SlackActor
 from bot.services.container import Services
 from bot.slack.command_text import COMMAND
-from bot.slack.listeners import services_of
+from bot.slack.listeners import person, services_of
 
 
 def caller_of(services: Services, command: dict[str, Any]) -> SlackActor:
     """Who typed it, named from the cache or the payload: nothing is looked up before the ack."""
-    user_id = str(command.get("user_id", ""))
-    fallback = command.get("user_name") or user_id
-    team = command.get("team_id")
-    return SlackActor(
-        user_id,
-        services.slack.cached_name(user_id) or str(fallback),
-        team_id=str(team) if team else None,
+    return person(
+        services, command.get("user_id"), command.get("user_name"), command.get("team_id")
     )
 
 
