@@ -32,3 +32,15 @@ class SlackDecision:
     at: datetime
     verb: str
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One approver of a decision that met a quorum, with the words they gave with it.
+
+    A quorum decision is sealed with its approvals when the quorum is met, so the
+    reason Novo receives names exactly these people and carries every note.
+    """
+
+    actor: SlackActor
+    note: str | None = None

@@ -11,7 +11,10 @@ unchecked can't be taken back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from bot.clock import Clock
 from bot.domain import SlackActor
@@ -19,17 +22,38 @@ from bot.novo.models import Interaction
 from bot.policy.file import Deciders
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
-from bot.slack.directory import DirectoryUnavailable, SlackDirectory
+from bot.slack.directory import DirectoryUnavailable, Person, SlackDirectory
 from bot.slack.render.quorum import people_text
 from bot.store import Store
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 GUEST_TEXT = "Guests can't decide this one: the policy keeps it to full members of the workspace."
 EXTERNAL_TEXT = "People from other workspaces can't decide this one."
 UNCHECKED_TEXT = (
     "Slack couldn't confirm who you are just now, so nothing was sent. Try again in a moment."
 )
+
+
+DROPPED_WORDS = {
+    "not a decider": "not a decider since the policy changed",
+    "a guest": "a guest now",
+}
+"""How the message says why a standing vote no longer counts, by the log's reason."""
+
+
+async def _none() -> None:
+    return None
+
+
+async def _attempt(lookup: Awaitable[T]) -> T | DirectoryUnavailable:
+    """A look-up's answer, or why Slack could not give it (the others still count)."""
+    try:
+        return await lookup
+    except DirectoryUnavailable as exc:
+        return exc
 
 
 def not_a_decider_text(deciders: Deciders) -> str:
@@ -90,25 +114,53 @@ class DeciderGate:
         """Whether `actor` may decide it, asked quietly (a list of what someone may decide)."""
         return await self._judged(self._policy.route(interaction), actor) is None
 
-    async def _why_not(self, route: Route, actor: SlackActor) -> tuple[str, str] | None:
-        """(a reason for the log, the words for the person), or None when allowed."""
-        if not route.allow_guests:
-            external = self._foreign(actor.team_id)
-            if external:
-                return f"user of team {actor.team_id}", EXTERNAL_TEXT
-            if self._directory is not None:
-                person = await self._directory.person(actor.user_id)
-                if person.guest:
-                    return "a guest", GUEST_TEXT
-                if person.stranger or self._foreign(person.team_id):
-                    return f"user of team {person.team_id} (stranger)", EXTERNAL_TEXT
-        deciders = route.deciders
-        if deciders.anyone or actor.user_id in deciders.users:
+    async def no_longer_counts(self, interaction: Interaction, voter: SlackActor) -> str | None:
+        """Why a standing vote's giver may not decide it today (words for the message), or
+        None while they still may. Asked of every other vote when one would complete a
+        quorum, fresh from Slack (`DirectoryUnavailable` when Slack can't say)."""
+        route = self._policy.route(interaction)
+        why = await self._why_not(route, voter, fresh=True)
+        if why is None:
             return None
-        if self._directory is not None:
-            for group in deciders.groups:
-                if actor.user_id in await self._directory.members(group):
-                    return None
+        return DROPPED_WORDS.get(why[0], why[0])
+
+    async def _why_not(
+        self, route: Route, actor: SlackActor, *, fresh: bool = False
+    ) -> tuple[str, str] | None:
+        """(a reason for the log, the words for the person), or None when allowed.
+
+        Slack is asked everything at once (the person, each group): one after another,
+        three slow group look-ups alone would outlast Slack's 3 s.
+        """
+        if not route.allow_guests and self._foreign(actor.team_id):
+            return f"user of team {actor.team_id}", EXTERNAL_TEXT
+        deciders = route.deciders
+        listed = deciders.anyone or actor.user_id in deciders.users
+        directory = self._directory
+        if directory is None:
+            return None if listed else ("not a decider", not_a_decider_text(deciders))
+        person: Awaitable[Person | None] = (
+            _none() if route.allow_guests else directory.person(actor.user_id, fresh=fresh)
+        )
+        groups = () if listed else tuple(deciders.groups)
+        who, memberships = await asyncio.gather(
+            _attempt(person),
+            asyncio.gather(*(_attempt(directory.members(g, fresh=fresh)) for g in groups)),
+        )
+        if isinstance(who, DirectoryUnavailable):
+            raise who
+        if who is not None:
+            if who.guest:
+                return "a guest", GUEST_TEXT
+            if who.stranger or self._foreign(who.team_id):
+                return f"user of team {who.team_id} (stranger)", EXTERNAL_TEXT
+        if listed:
+            return None
+        if any(not isinstance(m, DirectoryUnavailable) and actor.user_id in m for m in memberships):
+            return None
+        failed = next((m for m in memberships if isinstance(m, DirectoryUnavailable)), None)
+        if failed is not None:
+            raise failed
         return "not a decider", not_a_decider_text(deciders)
 
     def _foreign(self, team_id: str | None) -> bool:

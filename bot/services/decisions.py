@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
-from bot.domain import SlackActor, SlackDecision
-from bot.metrics import RULE_DEFAULTS, count_decision, observe_final
+from bot.domain import Approval, SlackActor, SlackDecision
+from bot.metrics import count_decision, observe_final
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     BadRequestError,
@@ -32,12 +32,12 @@ from bot.novo.errors import (
     ResolveRuleError,
 )
 from bot.novo.models import (
-    APPROVE_OPTION,
     BatchResolveItem,
     Interaction,
     ResolveInteractionBody,
 )
 from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body
+from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
@@ -58,15 +58,8 @@ DELIVERY_LEASE_SECONDS = 8.0
 REDELIVERY_BATCH = 8  # claimed together and sent at once, so each is sent inside its lease
 REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 
-# Called once the decision is safe in the store (or refused): the listener's ack.
-Acknowledge = Callable[[], Awaitable[None]]
 # The display name of a Slack user, given a fallback (`SlackGateway.display_name`).
 NameLookup = Callable[[str, str | None], Awaitable[str]]
-
-
-NOT_RECORDED_TEXT = (
-    "Your decision could not be saved, so nothing was sent to the agent. Please try again."
-)
 
 
 async def _no_lookup(user_id: str, fallback: str | None) -> str:
@@ -81,8 +74,8 @@ class DecisionService:
         publisher: MessagePublisher,
         clock: Clock,
         *,
+        gate: DeciderGate,
         names: NameLookup = _no_lookup,
-        gate: DeciderGate | None = None,
         redelivery_base: float = REDELIVERY_BASE_SECONDS,
         redelivery_max: float = REDELIVERY_MAX_SECONDS,
     ) -> None:
@@ -104,66 +97,25 @@ class DecisionService:
     ) -> DecisionOutcome:
         """Record a decision durably, acknowledge, then try to deliver it at once.
 
-        `acknowledge` runs exactly once: right after the decision is in the
-        outbox, or as soon as it is refused, and also if recording fails (Slack
-        must hear back either way; the person is then told it failed).
+        The ack goes exactly once: right after the decision is in the outbox, as
+        soon as it is refused, or when recording fails or misses Slack's deadline
+        (then nothing is recorded and the person is told so; see `acking`).
         """
-        acknowledged = False
-
-        async def ack_once() -> None:
-            nonlocal acknowledged
-            if not acknowledged and acknowledge is not None:
-                acknowledged = True
-                await acknowledge()
-
-        try:
-            recorded = await self.record(interaction_id, body, decision)
-        except Exception:
-            log.exception("could not record a decision on %s", interaction_id)
-            recorded = DecisionOutcome(OutcomeKind.REJECTED, NOT_RECORDED_TEXT)
-        finally:
-            await ack_once()
+        window = window_of(acknowledge)
+        recorded = await before_ack(
+            window,
+            lambda stage: self.record(
+                interaction_id, body, decision, stage=stage, commit_by=window.deadline
+            ),
+        )
         if isinstance(recorded, DecisionOutcome):
             return recorded
         queued, snapshot = recorded
+        await self.clicked(interaction_id, decision)
         return await self.deliver(queued, snapshot)
 
-    async def record(
-        self, interaction_id: str, body: ResolveInteractionBody, decision: SlackDecision
-    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
-        """Queue the decision in the outbox (the policy allowing); or why it was not queued.
-
-        Callers that deliver several at once (Approve all) record each, ack,
-        then `deliver_batch`.
-        """
-        tracked = await self._store.get(interaction_id)
-        if tracked is None:
-            return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
-        if tracked.gone:
-            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
-        if not tracked.snapshot.is_pending:
-            text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
-            return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
-        if self._gate is not None:
-            refused = await self._gate.refusal(tracked.snapshot, decision.actor)
-            if refused is not None:
-                return DecisionOutcome(OutcomeKind.REFUSED, refused, tracked.snapshot)
-        try:
-            check_resolve_body(tracked.snapshot, body)
-        except ResolveRuleError as exc:
-            return DecisionOutcome.with_detail(
-                OutcomeKind.REJECTED, "That answer can't be sent", exc.message
-            )
-        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        queued = await self._store.enqueue_decision(interaction_id, body, decision, lease)
-        if queued is None:
-            other = await self._store.open_decision(interaction_id)
-            who = f"<@{other.decision.actor.user_id}>" if other else "someone else"
-            return DecisionOutcome(
-                OutcomeKind.IN_FLIGHT,
-                f"{who} already decided this one; their decision is being delivered.",
-                tracked.snapshot,
-            )
+    async def clicked(self, interaction_id: str, decision: SlackDecision) -> None:
+        """The audit trail's word that a decision was queued (written after the ack)."""
         await self._store.record(
             "clicked",
             self._clock(),
@@ -171,12 +123,70 @@ class DecisionService:
             actor_id=decision.actor.user_id,
             verb=decision.verb,
         )
+
+    async def record(
+        self,
+        interaction_id: str,
+        body: ResolveInteractionBody,
+        decision: SlackDecision,
+        *,
+        stage: Stage,
+        commit_by: float | None = None,
+    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
+        """Queue the decision in the outbox (the policy allowing); or why it was not queued.
+
+        `commit_by`: the ack's deadline; a write that would end after it is rolled back.
+        """
+        tracked = await self._store.get(interaction_id)
+        refused = self.not_decidable(tracked)
+        if refused is not None or tracked is None:
+            return refused or DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
+        with stage.slack():
+            why = await self._gate.refusal(tracked.snapshot, decision.actor)
+        if why is not None:
+            return DecisionOutcome(OutcomeKind.REFUSED, why, tracked.snapshot)
+        try:
+            check_resolve_body(tracked.snapshot, body)
+        except ResolveRuleError as exc:
+            return DecisionOutcome.with_detail(
+                OutcomeKind.REJECTED, "That answer can't be sent", exc.message
+            )
+        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
+        queued = await self._store.enqueue_decision(
+            interaction_id, body, decision, lease, commit_by=commit_by
+        )
+        if queued is None:
+            return await self.in_flight(interaction_id, tracked.snapshot)
         return queued, tracked.snapshot
+
+    @staticmethod
+    def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
+        """Why nothing can be decided on it any more (unknown, gone, ended), or None."""
+        if tracked is None:
+            return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
+        if tracked.gone:
+            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
+        if not tracked.snapshot.is_pending:
+            text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
+            return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
+        return None
+
+    async def in_flight(self, interaction_id: str, snapshot: Interaction) -> DecisionOutcome:
+        """Someone else's decision on it is already on its way."""
+        other = await self._store.open_decision(interaction_id)
+        who = f"<@{other.decision.actor.user_id}>" if other else "someone else"
+        return DecisionOutcome(
+            OutcomeKind.IN_FLIGHT,
+            f"{who} already decided this one; their decision is being delivered.",
+            snapshot,
+        )
 
     async def record_many(
         self,
         items: Sequence[tuple[TrackedInteraction, ResolveInteractionBody]],
         decision: SlackDecision,
+        *,
+        commit_by: float | None = None,
     ) -> list[DecisionOutcome | tuple[QueuedDecision, Interaction]]:
         """`record` for interactions already read and already allowed for this person
         (Approve all checked each), written in one transaction so a hundred are safe well
@@ -196,7 +206,7 @@ class DecisionService:
             results.append(None)
             to_queue.append((tracked.id, body, decision))
         lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        kept = iter(await self._store.enqueue_decisions(to_queue, lease))
+        kept = iter(await self._store.enqueue_decisions(to_queue, lease, commit_by=commit_by))
         snapshots = {tracked.id: tracked.snapshot for tracked, _ in items}
         clicked: list[AuditEvent] = []
         final: list[DecisionOutcome | tuple[QueuedDecision, Interaction]] = []
@@ -345,10 +355,8 @@ class DecisionService:
     ) -> tuple[SlackDecision, ResolveInteractionBody]:
         """The decision with the decider named, and the body carrying its reason."""
         decision = await self._named(queued.decision)
-        deciders = await self._approvers(queued, decision.actor)
-        body = queued.body.model_copy(
-            update={"reason": slack_reason(decision.verb, deciders, decision.note)}
-        )
+        approvals = await self._approvers(queued, decision.actor)
+        body = queued.body.model_copy(update={"reason": slack_reason(decision.verb, approvals)})
         return decision, body
 
     async def _delivered(
@@ -428,22 +436,20 @@ class DecisionService:
         )
 
     def _rule_of(self, interaction: Interaction) -> str:
-        return self._gate.route(interaction).rule if self._gate is not None else RULE_DEFAULTS
+        return self._gate.route(interaction).rule
 
-    async def _approvers(self, queued: QueuedDecision, actor: SlackActor) -> list[SlackActor]:
-        """Who the reason names: an approval that met a quorum names every approver by id."""
-        responses = queued.body.input_responses or []
-        if not responses or responses[0].option_id != APPROVE_OPTION:
-            return [actor]
-        standing = await self._store.votes(queued.interaction_id)
-        names = await asyncio.gather(*(self._names(v.user_id, v.user_name) for v in standing))
-        approvers = [
-            actor if v.user_id == actor.user_id else SlackActor(v.user_id, name)
-            for v, name in zip(standing, names, strict=True)
+    async def _approvers(self, queued: QueuedDecision, actor: SlackActor) -> list[Approval]:
+        """Who the reason names: a quorum decision names exactly the approvals it was
+        sealed with, each with its note; any other decision names its decider."""
+        if not queued.approvers:
+            return [Approval(actor, queued.decision.note)]
+        names = await asyncio.gather(
+            *(self._names(a.actor.user_id, a.actor.display_name) for a in queued.approvers)
+        )
+        return [
+            Approval(SlackActor(a.actor.user_id, name), a.note)
+            for a, name in zip(queued.approvers, names, strict=True)
         ]
-        if actor.user_id not in {v.user_id for v in standing}:
-            approvers.append(actor)
-        return approvers
 
     async def _named(self, decision: SlackDecision) -> SlackDecision:
         """The decision with the decider's display name, as the reason should carry it."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -22,7 +21,8 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
-from bot.services.decisions import Acknowledge, DecisionService
+from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
+from bot.services.decisions import DecisionService
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.gateway import SlackGateway
@@ -50,7 +50,7 @@ VERB_DISMISSED = "Dismissed"
 RESULT_TITLE = "Answer the agent"
 SUBMITTING_TEXT = "⏳ Sending your answer to the agent…"
 ACTION_LABEL_CHARS = 60
-ACK_BUDGET_SECONDS = 2.0  # of Slack's 3 s for answering a view_submission
+RESULT_BUDGET_SECONDS = 2.0  # of Slack's 3 s: answering a submission with its outcome
 DRAFT_TTL = timedelta(hours=24)  # an abandoned multi-page form is forgotten after this
 MAX_DRAFTS = 1_000  # and never more than this many are kept (oldest go first)
 
@@ -137,18 +137,21 @@ class QuestionService:
         Acking first and updating afterwards would race: Bolt sends the ack a
         moment after `ack()` returns, so a fast `views.update` could land first
         and be overwritten by "Submitting…". So the outcome itself is the ack
-        when Novo answers within `ACK_BUDGET_SECONDS` of `started` (when the
-        listener began, by `time.monotonic()`); only a slower answer gets
+        when Novo answers within `RESULT_BUDGET_SECONDS` of `started` (when the
+        request arrived, on the event loop's clock); only a slower answer gets
         "Submitting…" now and a `views.update` later. Either way the ack
-        comes only once the answer is safe in the store.
+        comes only once the answer is safe in the store, or once it is clear
+        it could not be saved before Slack's deadline.
         """
         recorded = asyncio.Event()
 
         async def on_recorded() -> None:
             recorded.set()
 
-        decision = asyncio.ensure_future(self.answer(interaction_id, responses, actor, on_recorded))
-        budget = max(0.0, ACK_BUDGET_SECONDS - (time.monotonic() - started))
+        window = AckWindow(on_recorded, started + ACK_BUDGET_SECONDS)
+        decision = asyncio.ensure_future(self.answer(interaction_id, responses, actor, window))
+        loop = asyncio.get_running_loop()
+        budget = max(0.0, RESULT_BUDGET_SECONDS - (loop.time() - started))
         done, _ = await asyncio.wait({decision}, timeout=budget)
         if decision in done:
             outcome = decision.result()

@@ -5,14 +5,16 @@ bridge writes the source into it. The Slack user id comes first and the
 display name only after it, in brackets: people choose their own display
 names, so a name alone ("Security Team") would let anyone pass for anyone.
 `Approved in Slack by U0ALICE (Alice Liddell): note`; a quorum names every
-approver: `Approved in Slack by U0ALICE (Alice), U0BOB (Bob)`.
+approver, and every note given with a vote reaches Novo, each by its giver's id
+(a conditional approval must never arrive unconditional):
+`Approved in Slack by U0ALICE (Alice), U0BOB (Bob): U0ALICE: after 18:00; U0BOB: ok`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.domain import SlackActor
+from bot.domain import Approval, SlackActor
 from bot.novo.rules import MAX_REASON_CHARS
 from bot.slack.render.common import truncate
 
@@ -26,17 +28,28 @@ def _named(actor: SlackActor) -> str:
     return f"{actor.user_id} ({name})"
 
 
+NOTES_SEPARATOR = "; "
+
+
 def slack_reason(
-    verb: str, actors: SlackActor | Sequence[SlackActor], note: str | None = None
+    verb: str, deciders: SlackActor | Sequence[Approval], note: str | None = None
 ) -> str:
     """The labelled reason, cut to the API's limit without ever losing the label."""
-    deciders = [actors] if isinstance(actors, SlackActor) else list(actors)
-    label = f"{verb} in Slack by {', '.join(_named(a) for a in deciders)}"
+    approvals = [Approval(deciders, note)] if isinstance(deciders, SlackActor) else list(deciders)
+    label = f"{verb} in Slack by {', '.join(_named(a.actor) for a in approvals)}"
     label = truncate(label, MAX_REASON_CHARS)
-    note = (note or "").strip()
+    note = _notes(approvals)
     if not note:
         return label
     room = MAX_REASON_CHARS - len(label) - len(NOTE_SEPARATOR)
     if room <= 0:
         return label
     return label + NOTE_SEPARATOR + truncate(note, room)
+
+
+def _notes(approvals: Sequence[Approval]) -> str:
+    """One decider's note as they wrote it; several approvers' notes each by its giver."""
+    given = [(a.actor, (a.note or "").strip()) for a in approvals if (a.note or "").strip()]
+    if len(approvals) == 1:
+        return given[0][1] if given else ""
+    return NOTES_SEPARATOR.join(f"{actor.user_id}: {text}" for actor, text in given)

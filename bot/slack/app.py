@@ -5,6 +5,7 @@ Only wiring lives here; listeners are in `listeners/`, logic in `services/`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.services.container import Services
 from bot.slack.credentials import SlackIdentity
 from bot.slack.inflight import InFlight
-from bot.slack.listeners import SERVICES_KEY, register_all
+from bot.slack.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
 from bot.slack.origin import origin_check
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,13 @@ def build_bolt_app(
         raise_error_for_unhandled_request=False,
     )
     in_flight.install(app)
+
+    @app.middleware
+    async def stamp_arrival(context: AsyncBoltContext, next: Callable[[], Awaitable[None]]) -> None:
+        """First of all: Slack's 3 s for the ack count from here."""
+        context[ARRIVED_KEY] = asyncio.get_running_loop().time()
+        await next()
+
     app.middleware(origin_check(identity))
 
     @app.middleware

@@ -47,20 +47,33 @@ class SlackDirectory:
         self._people: dict[str, tuple[float, Person]] = {}
         self._groups: dict[str, tuple[float, frozenset[str]]] = {}
 
-    async def person(self, user_id: str) -> Person:
-        """users.info's facts about a person (cached)."""
-        return await self._cached(self._people, user_id, lambda: self._look_up(user_id))
+    async def person(self, user_id: str, *, fresh: bool = False) -> Person:
+        """users.info's facts about a person (cached, unless `fresh`)."""
+        return await self._cached(
+            self._people, user_id, lambda: self._look_up(user_id), fresh=fresh
+        )
 
-    async def members(self, group_id: str) -> frozenset[str]:
-        """The members of a user group (usergroups.users.list, cached)."""
-        return await self._cached(self._groups, group_id, lambda: self._list_members(group_id))
+    async def members(self, group_id: str, *, fresh: bool = False) -> frozenset[str]:
+        """The members of a user group (usergroups.users.list, cached unless `fresh`).
+
+        `fresh` is for the votes that are about to complete a quorum: a member who
+        left the group minutes ago must not still count.
+        """
+        return await self._cached(
+            self._groups, group_id, lambda: self._list_members(group_id), fresh=fresh
+        )
 
     async def _cached(
-        self, cache: dict[str, tuple[float, T]], key: str, fetch: Callable[[], Awaitable[T]]
+        self,
+        cache: dict[str, tuple[float, T]],
+        key: str,
+        fetch: Callable[[], Awaitable[T]],
+        *,
+        fresh: bool = False,
     ) -> T:
         hit = cache.get(key)
         now = time.monotonic()
-        if hit is not None and now - hit[0] < self._ttl:
+        if hit is not None and now - hit[0] < self._ttl and not fresh:
             return hit[1]
         value = await self._bounded(key, fetch)
         cache[key] = (time.monotonic(), value)

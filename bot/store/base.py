@@ -18,6 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Executable
 
+from bot.store.errors import TooLate
 from bot.store.locks import KeyedLocks
 from bot.store.opening import Opened
 
@@ -47,12 +48,23 @@ class StoreBase:
             return postgresql.insert(table)
         return sqlite.insert(table)
 
-    async def _transaction(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
-        """Run `work` in one transaction that completes even if our caller is cancelled."""
+    async def _transaction(
+        self, work: Callable[[AsyncConnection], Awaitable[T]], *, commit_by: float | None = None
+    ) -> T:
+        """Run `work` in one transaction that completes even if our caller is cancelled.
+
+        `commit_by` (the event loop's clock) is a deadline the caller promised someone:
+        a transaction whose work ends after it is rolled back with `TooLate` instead of
+        committed. The transaction outlives a cancelled caller, so this is what keeps a
+        decision the person was told was not saved from being saved a moment later.
+        """
 
         async def run() -> T:
             async with self._engine.begin() as connection:
-                return await work(connection)
+                result = await work(connection)
+                if commit_by is not None and asyncio.get_running_loop().time() > commit_by:
+                    raise TooLate("the deadline passed before the change could be committed")
+                return result
 
         task = asyncio.ensure_future(run())
         self._running.add(task)

@@ -80,11 +80,15 @@ class CoordinationQueries(StoreBase):
                 yield
                 return
             async with self._engine.connect() as connection:
+                # the guard waits its turn however long the holder's Slack call takes
+                await connection.exec_driver_sql("SET statement_timeout = 0")
                 await _advisory(connection, "pg_advisory_lock", interaction_id)
                 try:
                     yield
                 finally:
                     await _advisory(connection, "pg_advisory_unlock", interaction_id)
+                    await connection.exec_driver_sql("RESET statement_timeout")
+                    await connection.commit()
 
 
 async def _advisory(connection: AsyncConnection, function: str, interaction_id: str) -> None:

@@ -39,5 +39,13 @@ class StoreLockedError(StoreOpenError):
         return str(self.args[0])
 
 
+class TooLate(Exception):
+    """A change was rolled back because its caller's deadline (Slack's ack) had passed.
+
+    Whoever asked has already told the person nothing was saved: committing it
+    anyway would apply a decision they were told did not go through.
+    """
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split()) or "unknown error"

@@ -8,15 +8,16 @@ set before the card is posted, so a card always knows where it belongs.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from sqlalchemy import select, update
 
 from bot.store.base import StoreBase
 from bot.store.interactions import TRACKED
+from bot.store.records import dump_record, load_record
 from bot.store.rows import StepGroup, TrackedInteraction, step_group, tracked
-from bot.store.schema import interactions, step_groups
+from bot.store.schema import group_views, interactions, step_groups
 
 
 def group_key(root_run_id: str, step_number: int, channel: str) -> str:
@@ -101,3 +102,34 @@ class GroupQueries(StoreBase):
             .where(step_groups.c.id == group_id)
             .values(outcome=outcome, updated_at=now)
         )
+
+    async def remember_group_view(
+        self, group_id: str, version: str, item_ids: Sequence[str], now: datetime
+    ) -> None:
+        """What one version of a group message offers to Approve all / Deny all.
+
+        Written before that version is sent, so a click on it always finds what it
+        showed; the same version written twice is the same row.
+        """
+        await self._write(
+            self._insert(group_views)
+            .values(
+                group_id=group_id,
+                version=version,
+                item_ids=dump_record(list(item_ids)),
+                created_at=now,
+            )
+            .on_conflict_do_nothing()
+        )
+
+    async def group_view(self, group_id: str, version: str) -> list[str] | None:
+        """The items a version of the group message offered; None for a version unknown."""
+        row = await self._first(
+            select(group_views.c.item_ids).where(
+                group_views.c.group_id == group_id, group_views.c.version == version
+            )
+        )
+        if row is None:
+            return None
+        items = load_record(row["item_ids"])
+        return [str(i) for i in items] if isinstance(items, list) else None

@@ -26,6 +26,12 @@ from bot.store.migrate import SchemaError
 from bot.store.target import Target, parse_target
 
 CONNECT_TIMEOUT_SECONDS = 10.0
+STATEMENT_TIMEOUT_SECONDS = 5.0
+"""A locked or overloaded database refuses instead of hanging: the server cancels a
+statement after this long (`statement_timeout`; the message guard's lock wait alone is
+exempt), and a request waits no longer than this for a pooled connection. SQLite's
+counterpart is its `busy_timeout`. A server that does not answer at all is bounded by the
+callers' own deadlines (a click's ack, a job's drain)."""
 SQLITE_SIDECARS = ("-wal", "-shm")
 
 
@@ -132,7 +138,8 @@ def _sqlite_engine(where: Target) -> AsyncEngine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            for pragma in ("journal_mode=WAL", "busy_timeout=5000", "foreign_keys=ON"):
+            busy = f"busy_timeout={int(STATEMENT_TIMEOUT_SECONDS * 1000)}"
+            for pragma in ("journal_mode=WAL", busy, "foreign_keys=ON"):
                 cursor.execute(f"PRAGMA {pragma}")
         finally:
             cursor.close()
@@ -145,12 +152,21 @@ def _sqlite_engine(where: Target) -> AsyncEngine:
 
 
 def _postgres_engine(where: Target, schema: str | None, timeout: float) -> AsyncEngine:
-    connect_args: dict[str, Any] = {"timeout": timeout}
+    server_settings = {"statement_timeout": str(int(STATEMENT_TIMEOUT_SECONDS * 1000))}
     if schema is not None:
-        connect_args["server_settings"] = {"search_path": schema}
+        server_settings["search_path"] = schema
+    connect_args: dict[str, Any] = {
+        "timeout": timeout,
+        "server_settings": server_settings,
+    }
     # room for a message guard (held across a Slack call) beside the queries it makes
     return create_async_engine(
-        where.url, connect_args=connect_args, pool_pre_ping=True, pool_size=10, max_overflow=20
+        where.url,
+        connect_args=connect_args,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=20,
+        pool_timeout=STATEMENT_TIMEOUT_SECONDS,
     )
 
 

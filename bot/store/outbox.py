@@ -17,11 +17,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
 
-from bot.domain import SlackDecision
+from bot.domain import Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
 from bot.store.base import StoreBase
 from bot.store.records import dump_record, wire_record
-from bot.store.rows import DecisionState, QueuedDecision, queued
+from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queued
 from bot.store.schema import decisions
 
 _queued = decisions.c.state == "queued"
@@ -34,18 +34,25 @@ class DecisionQueries(StoreBase):
         body: ResolveInteractionBody,
         decision: SlackDecision,
         lease_until: datetime,
+        *,
+        commit_by: float | None = None,
     ) -> QueuedDecision | None:
         """Keep a decision durably before it is sent; None when another one is already open.
 
         `lease_until` keeps the redelivery job off it while the first attempt
         is under way; after a crash the job picks it up once the lease ends.
+        `commit_by`: Slack's ack deadline (see `StoreBase._transaction`).
         """
         insert = self._queue(interaction_id, body, decision, lease_until)
+
+        async def work(connection: AsyncConnection) -> QueuedDecision | None:
+            row = (await connection.execute(insert)).mappings().first()
+            return queued(row) if row is not None else None
+
         try:
-            row = await self._first(insert)
+            return await self._transaction(work, commit_by=commit_by)
         except IntegrityError:  # not a tracked interaction
             return None
-        return queued(row) if row is not None else None
 
     def _queue(
         self,
@@ -53,8 +60,11 @@ class DecisionQueries(StoreBase):
         body: ResolveInteractionBody,
         decision: SlackDecision,
         lease_until: datetime,
+        approvers: Sequence[Approval] = (),
     ) -> ReturningInsert[Any]:
-        """The insert that queues one decision, unless one is already open for it."""
+        """The insert that queues one decision, unless one is already open for it.
+
+        `approvers`: the approvals a quorum decision is sealed with."""
         return (
             self._insert(decisions)
             .values(
@@ -67,6 +77,7 @@ class DecisionQueries(StoreBase):
                 state="queued",
                 attempts=0,
                 next_attempt_at=lease_until,
+                approvers=dump_record(approvals_record(list(approvers))) if approvers else None,
                 created_at=decision.at,
                 updated_at=decision.at,
             )
@@ -78,6 +89,8 @@ class DecisionQueries(StoreBase):
         self,
         items: Sequence[tuple[str, ResolveInteractionBody, SlackDecision]],
         lease_until: datetime,
+        *,
+        commit_by: float | None = None,
     ) -> list[QueuedDecision | None]:
         """`enqueue_decision` for many tracked interactions in one transaction (Approve
         all: a hundred decisions must be safe before Slack's 3 s are up); None for
@@ -91,7 +104,7 @@ class DecisionQueries(StoreBase):
                 kept.append(queued(row) if row is not None else None)
             return kept
 
-        return await self._transaction(work)
+        return await self._transaction(work, commit_by=commit_by)
 
     async def open_decision(self, interaction_id: str) -> QueuedDecision | None:
         row = await self._first(

@@ -35,12 +35,12 @@ from bot.store.votes import VoteQueries
 class Store(
     InteractionQueries,
     MessageQueries,
+    VoteQueries,  # before DecisionQueries: a vote that meets a quorum queues its decision
     DecisionQueries,
     CoordinationQueries,
     DraftQueries,
     StepQueries,
     SnoozeQueries,
-    VoteQueries,
     GroupQueries,
     AuditQueries,
     HomeQueries,

@@ -8,7 +8,7 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import RowMapping
 
-from bot.domain import SlackActor, SlackDecision
+from bot.domain import Approval, SlackActor, SlackDecision
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
 
@@ -92,6 +92,8 @@ class QueuedDecision:
     next_attempt_at: datetime
     last_error: str | None
     response_view_id: str | None
+    approvers: tuple[Approval, ...] = ()
+    """The approvals a quorum decision was sealed with (empty for any other decision)."""
 
 
 @dataclass(frozen=True)
@@ -172,15 +174,51 @@ def step_group(row: RowMapping) -> StepGroup:
 
 @dataclass(frozen=True)
 class Vote:
-    """One person's standing approval towards a quorum."""
+    """One person's approval towards a quorum: standing, sealed into a decision, or
+    dropped because its giver no longer qualifies (`dropped_why` says how)."""
 
     user_id: str
     user_name: str
     voted_at: datetime
+    note: str | None = None
+    sealed: bool = False
+    dropped_why: str | None = None
+
+    @property
+    def approval(self) -> Approval:
+        return Approval(SlackActor(self.user_id, self.user_name), self.note)
 
 
 def vote(row: RowMapping) -> Vote:
-    return Vote(user_id=row["user_id"], user_name=row["user_name"], voted_at=row["voted_at"])
+    return Vote(
+        user_id=row["user_id"],
+        user_name=row["user_name"],
+        voted_at=row["voted_at"],
+        note=row["note"],
+        sealed=row["sealed_at"] is not None,
+        dropped_why=row["dropped_why"],
+    )
+
+
+def approvals_record(approvals: tuple[Approval, ...] | list[Approval]) -> list[dict[str, Any]]:
+    """How a sealed quorum's approvers are kept on its decision (JSON)."""
+    return [
+        {"user_id": a.actor.user_id, "user_name": a.actor.display_name, "note": a.note}
+        for a in approvals
+    ]
+
+
+def _approvals(text: str | None) -> tuple[Approval, ...]:
+    if not text:
+        return ()
+    value = load_record(text)
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        Approval(SlackActor(str(a["user_id"]), str(a["user_name"])), a.get("note"))
+        for a in value
+        if isinstance(a, dict) and "user_id" in a and "user_name" in a
+    )
 
 
 def taken_step(row: RowMapping) -> TakenStep:
@@ -249,6 +287,7 @@ def queued(row: RowMapping) -> QueuedDecision:
         next_attempt_at=row["next_attempt_at"],
         last_error=row["last_error"],
         response_view_id=row["response_view_id"],
+        approvers=_approvals(row["approvers"]),
     )
 
 

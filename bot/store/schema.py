@@ -120,6 +120,7 @@ decisions = Table(
     Column("next_attempt_at", UtcDateTime, nullable=False),
     Column("last_error", Text),
     Column("response_view_id", Text),
+    Column("approvers", Text),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
@@ -178,6 +179,9 @@ votes = Table(
     Column("user_name", Text, nullable=False),
     Column("voted_at", UtcDateTime, nullable=False),
     Column("withdrawn_at", UtcDateTime),
+    Column("note", Text),
+    Column("sealed_at", UtcDateTime),
+    Column("dropped_why", Text),
     PrimaryKeyConstraint("interaction_id", "user_id", name="votes_pkey"),
 )
 
@@ -211,6 +215,16 @@ step_groups = Table(
     Column("claimed_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     CheckConstraint("state IN ('posting', 'posted')", name="step_groups_state_known"),
+)
+
+group_views = Table(
+    "group_views",
+    metadata,
+    Column("group_id", Text, nullable=False),
+    Column("version", Text, nullable=False),
+    Column("item_ids", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    PrimaryKeyConstraint("group_id", "version", name="group_views_pkey"),
 )
 
 audit = Table(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 import aiohttp
@@ -21,7 +22,7 @@ from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
 from bot.slack.gateway import SlackGateway
 from bot.slack.ids import GROUP_METADATA_EVENT_TYPE
 from bot.slack.render.context import MessageContext, RenderedMessage
-from bot.slack.render.group import GroupFacts, GroupItem, render_group
+from bot.slack.render.group import GroupFacts, GroupItem, group_version, offered, render_group
 from bot.slack.render.message import fingerprint
 from bot.store import StepGroup, Store, TrackedInteraction
 from bot.sync.lanes import SendKind, SendLanes
@@ -32,6 +33,13 @@ CLAIM_MARGIN = timedelta(minutes=2)
 
 # What a card shows besides its record (the publisher's `context`): a member's line agrees.
 ContextOf = Callable[[TrackedInteraction], Awaitable[MessageContext]]
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    message: RenderedMessage
+    offered: list[str]
+    """The ids its Approve all / Deny all act on."""
 
 
 class GroupMessages:
@@ -73,22 +81,34 @@ class GroupMessages:
             await self._store.mark_group_posted(group.id, found, "", self._clock())
             log.info("reconciled step group %s with its message %s", group.id, found)
             return found
-        message = await self._render(group)
-        if message is None:
+        rendered = await self._render(group)
+        if rendered is None:
             return None
-        _, ts = await self._slack.post_message_to(group.channel, message)
-        await self._store.mark_group_posted(group.id, ts, fingerprint(message), self._clock())
+        await self._remember(group, rendered)
+        _, ts = await self._slack.post_message_to(group.channel, rendered.message)
+        await self._store.mark_group_posted(
+            group.id, ts, fingerprint(rendered.message), self._clock()
+        )
         MESSAGES_POSTED.inc()
         log.info("posted step group %s to %s at %s", group.id, group.channel, ts)
         return ts
 
-    async def _render(self, group: StepGroup) -> RenderedMessage | None:
+    async def _render(self, group: StepGroup) -> _Rendered | None:
         members = await self._store.group_members(group.id)
         if not members:
             return None
-        items = [GroupItem(m.snapshot, await self._context(m)) for m in members]
+        items = [
+            GroupItem(m.snapshot, await self._context(m), posted=m.ts is not None) for m in members
+        ]
         facts = GroupFacts(group.id, group.step_number, group.outcome)
-        return render_group(facts, items)
+        return _Rendered(render_group(facts, items), [i.interaction.id for i in offered(items)])
+
+    async def _remember(self, group: StepGroup, rendered: _Rendered) -> None:
+        """Keep what this version's buttons offer before Slack shows it to anyone."""
+        if rendered.offered:
+            await self._store.remember_group_view(
+                group.id, group_version(rendered.offered), rendered.offered, self._clock()
+            )
 
     def refresh_soon(self, group_id: str, channel: str) -> None:
         self._lanes.submit(
@@ -115,13 +135,14 @@ class GroupMessages:
             group = await self._store.group(group_id)
             if group is None or group.ts is None:
                 return False
-            message = await self._render(group)
-            if message is None:
+            rendered = await self._render(group)
+            if rendered is None:
                 return False
-            digest = fingerprint(message)
+            digest = fingerprint(rendered.message)
             if digest == group.rendered_hash:
                 return False
-            await self._slack.update_message(group.channel, group.ts, message)
+            await self._remember(group, rendered)
+            await self._slack.update_message(group.channel, group.ts, rendered.message)
             await self._store.set_group_hash(group_id, digest, self._clock())
             MESSAGES_UPDATED.inc()
             return True

@@ -151,10 +151,14 @@ class MessagePublisher:
             if deciders.anyone
             else people_text([u for u in deciders.users if u not in voted], deciders.groups)
         )
+        dropped = await self._store.dropped_votes(tracked.id)
         return QuorumState(
             needed=route.quorum,
             approvers=tuple(SlackActor(v.user_id, v.user_name) for v in standing),
             others=others,
+            dropped=tuple(
+                (SlackActor(v.user_id, v.user_name), v.dropped_why or "") for v in dropped
+            ),
         )
 
     async def _nudges(self, interaction_id: str) -> tuple[Nudge, ...]:

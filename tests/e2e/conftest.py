@@ -7,6 +7,7 @@ signed through `SlackDriver`, the bridge talks to both servers over loopback.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -56,6 +57,7 @@ class Loop:
     settings: Settings
     http: httpx.AsyncClient
     clock: MovableClock = field(default_factory=MovableClock)
+    workdir: Path | None = None
 
     async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
         response = await self.http.post(
@@ -171,8 +173,12 @@ class Loop:
 
     async def use_policy(self, text: str) -> Bridge:
         """Restart the bridge onto a policy file holding `text` (YAML)."""
-        assert isinstance(self.settings.db_path, Path)
-        path = self.settings.db_path.parent / "policy.yml"
+        if self.workdir is not None:
+            folder = self.workdir
+        else:
+            assert isinstance(self.settings.db_path, Path)
+            folder = self.settings.db_path.parent
+        path = folder / "policy.yml"
         path.write_text(text, encoding="utf-8")
         return await self.restart(config_path=path)
 
@@ -257,8 +263,10 @@ def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
     )
 
 
-@pytest.fixture
-async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
+@asynccontextmanager
+async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterator[Loop]:
+    """Simulator, local Slack and a bridge on `db` (a SQLite file in `workdir`, or a
+    PostgreSQL URL); `workdir` also holds the policy files scenarios write."""
     async with (
         await start_sim(api_key=API_KEY) as sim,
         await start_local_slack() as slack,
@@ -266,15 +274,23 @@ async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
     ):
         slack.add_user("U0ADA", "ada", "Ada Lovelace")
         slack.add_user("U0GRACE", "grace", "Grace Hopper")
-        settings = bridge_settings(sim, slack, tmp_path / "bridge.db")
+        settings = bridge_settings(sim, slack, workdir / "bridge.db")
+        if db is not None:
+            settings = settings.model_copy(update={"db_path": db})
         clock = MovableClock()
         bridge = fast_bridge(settings, clock)
         await bridge.start()
         assert bridge.url is not None
         driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
-        scenario = Loop(sim, slack, bridge, driver, settings, http, clock)
+        scenario = Loop(sim, slack, bridge, driver, settings, http, clock, workdir)
         try:
             yield scenario
         finally:
             await scenario.bridge.stop()  # a scenario may have restarted it
             await scenario.driver.aclose()
+
+
+@pytest.fixture
+async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
+    async with open_loop(tmp_path) as scenario:
+        yield scenario

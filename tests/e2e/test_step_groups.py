@@ -65,6 +65,7 @@ async def test_siblings_form_one_group_and_approve_all_resolves_them_in_two_batc
     await _cards_in_thread(loop, group.ts, 25)
     top_level = [m for m in loop.slack.messages(CHANNEL) if m.thread_ts in (None, m.ts)]
     assert len(top_level) == 1  # one entry in the channel for the step
+    await loop.shows(group.ts, "Approve all (25)")  # offered once every card is in the thread
 
     denied_elsewhere = ids[7]
     response = await loop.api_resolve(
@@ -118,6 +119,7 @@ async def test_approve_all_includes_only_what_the_clicker_may_decide(loop: Loop)
     )
     ids = await _siblings(loop, 3, "run_mixed")
     group = await _group(loop)
+    await loop.shows(group.ts, "Approve all (3)")
     await loop.driver.click_message_button("U0ADA", CHANNEL, group.ts, ActionId.APPROVE_ALL)
     await loop.shows(group.ts, "2 approved, 1 not yours to decide")
     assert (await loop.api_get(ids[0]))["status"] == "pending"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -46,9 +47,9 @@ async def _admin(statements: list[str]) -> None:
         await engine.dispose()
 
 
-@pytest.fixture
-async def database_url() -> AsyncIterator[str]:
-    """A fresh, empty database; its URL is what `NOVO_SLACK_DB` gets."""
+@asynccontextmanager
+async def fresh_database() -> AsyncIterator[str]:
+    """A fresh, empty database, dropped afterwards; its URL is what `NOVO_SLACK_DB` gets."""
     name = f"rep_{secrets.token_hex(6)}"
     try:
         await _admin([f'CREATE DATABASE "{name}"'])
@@ -70,6 +71,12 @@ async def database_url() -> AsyncIterator[str]:
                 f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
             ]
         )
+
+
+@pytest.fixture
+async def database_url() -> AsyncIterator[str]:
+    async with fresh_database() as url:
+        yield url
 
 
 @dataclass

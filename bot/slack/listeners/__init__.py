@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.domain import SlackActor
+from bot.services.acking import ACK_BUDGET_SECONDS, AckWindow
 from bot.services.container import Services
-from bot.services.decisions import Acknowledge
 
 SERVICES_KEY = "novo_services"
+ARRIVED_KEY = "novo_arrived"
+"""When the request reached the app, on the event loop's clock (set by the first middleware)."""
 
 
 def services_of(context: AsyncBoltContext) -> Services:
@@ -41,13 +44,20 @@ def person(services: Services, user_id: object, name: object, team_id: object) -
     )
 
 
-def acknowledging(ack: AsyncAck) -> Acknowledge:
-    """Bolt's `ack` as the decision service calls it: once the decision is stored."""
+def arrived(context: AsyncBoltContext) -> float:
+    """When the request arrived (loop time): Slack's 3 s count from there."""
+    stamped = context.get(ARRIVED_KEY)
+    return float(stamped) if stamped is not None else asyncio.get_running_loop().time()
+
+
+def acknowledging(ack: AsyncAck, context: AsyncBoltContext) -> AckWindow:
+    """Bolt's `ack` as the services call it (once the decision is stored), with the
+    deadline the work before it must meet."""
 
     async def acknowledge() -> None:
         await ack()
 
-    return acknowledge
+    return AckWindow(acknowledge, arrived(context) + ACK_BUDGET_SECONDS)
 
 
 def register_all(app: AsyncApp) -> None:

@@ -31,7 +31,7 @@ def register(app: AsyncApp) -> None:
         services = services_of(context)
         actor = actor_of(services, body)
         outcome = await services.approvals.decide(
-            action["value"], actor, approve=True, acknowledge=acknowledging(ack)
+            action["value"], actor, approve=True, acknowledge=acknowledging(ack, context)
         )
         await services.presenter.tell(actor.user_id, action["value"], outcome, channel_of(body))
 
@@ -87,7 +87,7 @@ def register(app: AsyncApp) -> None:
             actor,
             approve=approve,
             note=reason_of(view),
-            acknowledge=acknowledging(ack),
+            acknowledge=acknowledging(ack, context),
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome)
 

@@ -19,9 +19,9 @@ def register(app: AsyncApp) -> None:
         services = services_of(context)
         actor = actor_of(services, body)
         result = await services.groups.decide_all(
-            str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack)
+            str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack, context)
         )
-        if not result.decided:
+        if not result.decided or result.arrived_later:
             await services.presenter.say(actor.user_id, result.summary, channel_of(body))
 
     @app.action(ActionId.DENY_ALL)
@@ -48,7 +48,7 @@ def register(app: AsyncApp) -> None:
             actor,
             approve=False,
             note=reason_of(view),
-            acknowledge=acknowledging(ack),
+            acknowledge=acknowledging(ack, context),
         )
-        if not result.decided:
+        if not result.decided or result.arrived_later:
             await services.presenter.say(actor.user_id, result.summary, None)

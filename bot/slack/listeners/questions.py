@@ -3,13 +3,12 @@ type-ahead."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
-from bot.slack.listeners import acknowledging, actor_of, services_of
+from bot.slack.listeners import acknowledging, actor_of, arrived, services_of
 from bot.slack.listeners.approvals import channel_of
 from bot.slack.listeners.snoozes import remind
 from bot.slack.question_form import action_id_pattern
@@ -37,7 +36,7 @@ def register(app: AsyncApp) -> None:
         services = services_of(context)
         actor = actor_of(services, body)
         interaction_id, outcome = await services.questions.choose_action(
-            action["value"], actor, acknowledging(ack)
+            action["value"], actor, acknowledging(ack, context)
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
@@ -48,7 +47,7 @@ def register(app: AsyncApp) -> None:
         services = services_of(context)
         actor = actor_of(services, body)
         interaction_id, outcome = await services.questions.choose_quick_option(
-            action["value"], actor, acknowledging(ack)
+            action["value"], actor, acknowledging(ack, context)
         )
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
@@ -63,7 +62,9 @@ def register(app: AsyncApp) -> None:
             return
         services = services_of(context)
         actor = actor_of(services, body)
-        outcome = await services.questions.dismiss(interaction_id, actor, acknowledging(ack))
+        outcome = await services.questions.dismiss(
+            interaction_id, actor, acknowledging(ack, context)
+        )
         await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
 
     @app.action(ActionId.QUESTION_REMIND)
@@ -80,7 +81,7 @@ def register(app: AsyncApp) -> None:
     async def submit(
         ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        started = time.monotonic()  # Slack's 3 s count from the click, not from a lookup
+        started = arrived(context)  # Slack's 3 s count from the click, not from a lookup
         services = services_of(context)
         check = await services.questions.check_submission(
             view["id"], view["private_metadata"], view["state"]["values"]

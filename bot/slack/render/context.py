@@ -35,6 +35,8 @@ class QuorumState:
     needed: int
     approvers: tuple[SlackActor, ...] = ()
     others: str = ""
+    dropped: tuple[tuple[SlackActor, str], ...] = ()
+    """Votes that no longer count, each with why (its giver may no longer decide)."""
 
 
 @dataclass(frozen=True)

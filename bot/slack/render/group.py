@@ -3,12 +3,17 @@
 An agent step that pauses on several tool calls would otherwise fill the
 channel with a card each. The group message says what the step waits on,
 item by item with where each stands, and offers Approve all / Deny all for
-the items still waiting; the cards themselves are replies in its thread.
-Like every message it is re-rendered whole from state.
+the items still waiting whose own card is posted (nobody approves a call they
+could not have looked at); the cards themselves are replies in its thread.
+The buttons carry the group and a version naming exactly the items offered,
+which the bridge keeps before it sends that version: a click acts on those
+items and no others, however many arrived since. Like every message it is
+re-rendered whole from state.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,10 +31,20 @@ ITEM_LINES = 20
 """Items listed in the message; the rest are counted (all are in the thread)."""
 
 
+POSTING_NOTE = (
+    "⏳ The cards are still being posted in the thread; Approve all and Deny all come once"
+    " each is there to look at."
+)
+REF_SEPARATOR = "|"
+"""Between the group id and the version in a button's value (run ids hold no `|`)."""
+
+
 @dataclass(frozen=True)
 class GroupItem:
     interaction: Interaction
     ctx: MessageContext
+    posted: bool = True
+    """Whether its own card is in the thread yet."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,31 @@ class GroupFacts:
 
 def waiting(items: Sequence[GroupItem]) -> list[GroupItem]:
     return [i for i in items if accepts_decisions(i.interaction, i.ctx)]
+
+
+def offered(items: Sequence[GroupItem]) -> list[GroupItem]:
+    """What Approve all / Deny all act on: the waiting items, once each has its own card
+    to look at. While any card is still to come, nothing is offered: the message then
+    changes twice for a burst of siblings, not once per card posted."""
+    open_items = waiting(items)
+    return [] if any(not i.posted for i in open_items) else open_items
+
+
+def group_version(item_ids: Sequence[str]) -> str:
+    """A short name for one set of offered items (the same set, the same name)."""
+    digest = hashlib.sha256("\n".join(sorted(item_ids)).encode()).hexdigest()
+    return digest[:16]
+
+
+def group_ref(group_id: str, item_ids: Sequence[str]) -> str:
+    """A button's value: the group and the version of what it offers."""
+    return f"{group_id}{REF_SEPARATOR}{group_version(item_ids)}"
+
+
+def parse_group_ref(value: str) -> tuple[str, str | None]:
+    """(group id, version); no version in a value from before versions existed."""
+    group_id, sep, version = value.rpartition(REF_SEPARATOR)
+    return (group_id, version) if sep and group_id else (value, None)
 
 
 def render_group(facts: GroupFacts, items: Sequence[GroupItem]) -> RenderedMessage:
@@ -63,20 +103,25 @@ def render_group(facts: GroupFacts, items: Sequence[GroupItem]) -> RenderedMessa
         {"type": "section", "text": mrkdwn("\n".join(lines), SECTION_TEXT)},
     ]
     open_items = waiting(items)
-    if open_items:
-        n = len(open_items)
+    offer = offered(items)
+    if offer:
+        n = len(offer)
+        ref = group_ref(facts.group_id, [i.interaction.id for i in offer])
         blocks.append(
             {
                 "type": "actions",
                 "block_id": GROUP_ACTIONS_BLOCK_ID,
                 "elements": [
-                    _button(f"Approve all ({n})", ActionId.APPROVE_ALL, facts.group_id, "primary"),
-                    _button(f"Deny all ({n})", ActionId.DENY_ALL, facts.group_id, "danger"),
+                    _button(f"Approve all ({n})", ActionId.APPROVE_ALL, ref, "primary"),
+                    _button(f"Deny all ({n})", ActionId.DENY_ALL, ref, "danger"),
                 ],
             }
         )
     notes = [facts.outcome] if facts.outcome else []
-    notes.append("Each tool call is in the thread, with its own buttons.")
+    if open_items and not offer:
+        notes.append(POSTING_NOTE)
+    else:
+        notes.append("Each tool call is in the thread, with its own buttons.")
     blocks.append({"type": "context", "elements": [mrkdwn(" · ".join(notes), SECTION_TEXT)]})
     state = f"{len(open_items)} waiting" if open_items else "none waiting"
     message: RenderedMessage = {

@@ -120,17 +120,18 @@ def render_notice_modal(title: str, text: str) -> dict[str, Any]:
     return cast(dict[str, Any], clean_rendered(view))
 
 
-def render_deny_all_modal(group_id: str, count: int) -> dict[str, Any]:
+def render_deny_all_modal(group_ref: str, count: int) -> dict[str, Any]:
     """The modal opened by Deny all: one reason for every item denied.
 
-    `private_metadata` is the group id; which items are denied is decided at
-    submission, from the store, for the person who submits.
+    `private_metadata` is the button's value (the group and the version of the
+    message clicked), so the submission denies what that message offered, of
+    what the person submitting may decide.
     """
     calls = "tool call" if count == 1 else "tool calls"
     view: dict[str, Any] = {
         "type": "modal",
         "callback_id": CallbackId.DENY_ALL_MODAL.value,
-        "private_metadata": group_id,
+        "private_metadata": group_ref,
         "title": plain_text("Deny all", MODAL_TITLE),
         "submit": plain_text(f"Deny {count}", MODAL_BUTTON),
         "close": plain_text(CANCEL_LABEL, MODAL_BUTTON),

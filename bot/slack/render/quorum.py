@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.slack.render.common import mrkdwn
+from bot.slack.render.common import escape_mrkdwn, mrkdwn
 from bot.slack.render.context import QuorumState
 
 QUORUM_BLOCK_ID = "novo_quorum"
@@ -30,7 +30,21 @@ def people_text(users: Sequence[str], groups: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
+def dropped_text(quorum: QuorumState) -> str:
+    """`<@U0ADA>'s approval no longer counts: not a decider since the policy changed`."""
+    return " · ".join(
+        f"<@{actor.user_id}>'s approval no longer counts: {escape_mrkdwn(why)}"
+        for actor, why in quorum.dropped[:SHOWN_APPROVERS]
+    )
+
+
 def quorum_text(quorum: QuorumState, *, open_: bool) -> str:
+    dropped = dropped_text(quorum) if open_ else ""
+    text = _tally_text(quorum, open_=open_)
+    return " · ".join(t for t in (text, dropped) if t)
+
+
+def _tally_text(quorum: QuorumState, *, open_: bool) -> str:
     count = len(quorum.approvers)
     if count == 0:
         return f"{ICON} Needs {quorum.needed} approvals" if open_ else ""

@@ -1,0 +1,349 @@
+"""Every approval reaching Novo is one somebody meant, whatever races, changes or slowness.
+
+Each test reproduces a way an approval nobody intended used to reach Novo: a vote
+withdrawn after the quorum was met, an Approve all acting on calls that arrived
+after the message was drawn, votes of people who no longer may decide, and clicks
+applied after Slack had already shown them as failed. They judge by what Novo
+received and what Slack showed the people involved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
+from tests.e2e.conftest import CHANNEL, Loop, open_loop
+from tests.replicas.conftest import fresh_database
+from tests.support import wait_until
+
+QUORUM_OF_TWO = """
+rules:
+  - name: prod-deploys
+    match: {toolName: "deploy_*"}
+    deciders: {users: [U0ADA, U0GRACE, U0LIN]}
+    quorum: 2
+"""
+
+WITHOUT_ADA = QUORUM_OF_TWO.replace("U0ADA, ", "")
+
+
+async def _deploy(loop: Loop, policy: str = QUORUM_OF_TWO) -> tuple[str, str]:
+    await loop.use_policy(policy)
+    loop.slack.add_user("U0LIN", "lin", "Lin Chen")
+    created = await loop.create("approval_request", toolName="deploy_api")
+    return created["id"], await loop.posted(created["id"])
+
+
+async def _approve(loop: Loop, user: str, ts: str) -> httpx.Response:
+    response = await loop.driver.click_message_button(user, CHANNEL, ts, ActionId.APPROVE)
+    assert response.status_code == 200
+    return response
+
+
+async def _withdraw(loop: Loop, user: str, ts: str) -> None:
+    response = await loop.driver.choose_overflow(
+        user, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.WITHDRAW_APPROVAL
+    )
+    assert response.status_code == 200
+
+
+def _told_texts(loop: Loop, user: str) -> list[str]:
+    return [e.text for e in loop.slack.ephemerals(user)]
+
+
+async def _told(loop: Loop, user: str, needle: str, timeout: float = 10.0) -> None:
+    await wait_until(
+        lambda: any(needle in t for t in _told_texts(loop, user)),
+        timeout=timeout,
+        message=f"{user} told {needle!r}",
+    )
+
+
+async def test_withdraw_after_the_quorum_is_met_is_refused_and_the_reason_names_both(
+    loop: Loop,
+) -> None:
+    interaction_id, ts = await _deploy(loop)
+    await _approve(loop, "U0ADA", ts)
+    await _told(loop, "U0ADA", "counted: 1 of 2")
+    await loop.fault(errorRate=1.0, status=503, routes="resolve")  # Novo is down
+    await _approve(loop, "U0GRACE", ts)
+    await _told(loop, "U0GRACE", "Your decision is saved")
+    await _withdraw(loop, "U0ADA", ts)
+    await _told(loop, "U0ADA", "The approval was already sent with your vote.")
+    assert not any("withdrawn" in t for t in _told_texts(loop, "U0ADA"))
+    await loop.fault()  # Novo is back: the queued decision goes out
+    record = await loop.api_get_final(interaction_id)
+    assert record["decision"] == "allow"
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace), U0GRACE (Grace Hopper)"
+
+
+async def test_a_withdrawal_racing_the_completing_approval_never_sends_a_withdrawn_vote(
+    loop: Loop,
+) -> None:
+    await loop.use_policy(QUORUM_OF_TWO)
+    for round_ in range(4):
+        created = await loop.create("approval_request", toolName=f"deploy_{round_}")
+        interaction_id, ts = created["id"], await loop.posted(created["id"])
+        before = len(_told_texts(loop, "U0ADA"))
+        await _approve(loop, "U0ADA", ts)
+        await wait_until(lambda b=before: len(_told_texts(loop, "U0ADA")) > b, message="counted")
+        await loop.shows(ts, "Approvals: 1 of 2 — <@U0ADA> ✓")  # Withdraw is offered now
+        told = len(_told_texts(loop, "U0ADA"))
+        await asyncio.gather(_approve(loop, "U0GRACE", ts), _withdraw(loop, "U0ADA", ts))
+        answer = await wait_until(
+            lambda t=told: next(iter(_told_texts(loop, "U0ADA")[t:]), None),
+            message="Ada told how her withdrawal went",
+        )
+        if "withdrawn" in answer:
+            await loop.shows(ts, "Approvals: 1 of 2 — <@U0GRACE> ✓")
+            assert await loop.resolve_calls(interaction_id) == []
+        else:
+            assert "already sent with your vote" in answer
+            record = await loop.api_get_final(interaction_id)
+            assert record["reason"] == (
+                "Approved in Slack by U0ADA (Ada Lovelace), U0GRACE (Grace Hopper)"
+            )
+
+
+async def test_every_note_given_with_a_vote_reaches_novo(loop: Loop) -> None:
+    interaction_id, ts = await _deploy(loop)
+    response = await loop.driver.choose_overflow(
+        "U0ADA", CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.APPROVE_WITH_NOTE
+    )
+    assert response.status_code == 200
+    view = await wait_until(
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.APPROVE_NOTE_MODAL),
+            None,
+        ),
+        message="the note modal opened",
+    )
+    note = {ActionId.REASON_INPUT.value: {"type": "plain_text_input", "value": "after 18:00"}}
+    await loop.driver.submit_view("U0ADA", view.id, {REASON_BLOCK_ID: note})
+    await _told(loop, "U0ADA", "counted: 1 of 2")
+    await _approve(loop, "U0GRACE", ts)
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == (
+        "Approved in Slack by U0ADA (Ada Lovelace), U0GRACE (Grace Hopper): U0ADA: after 18:00"
+    )
+
+
+async def test_a_reload_that_removes_a_voter_drops_their_vote(loop: Loop) -> None:
+    interaction_id, ts = await _deploy(loop)
+    await _approve(loop, "U0ADA", ts)
+    await loop.shows(ts, "Approvals: 1 of 2 — <@U0ADA> ✓")
+    await loop.use_policy(WITHOUT_ADA)
+    await _approve(loop, "U0GRACE", ts)
+    await loop.shows(
+        ts,
+        "Approvals: 1 of 2 — <@U0GRACE> ✓",
+        "<@U0ADA>'s approval no longer counts: not a decider since the policy changed",
+    )
+    assert await loop.resolve_calls(interaction_id) == []
+    await _approve(loop, "U0LIN", ts)
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper), U0LIN (Lin Chen)"
+
+
+async def test_a_voter_who_left_the_group_no_longer_counts(loop: Loop) -> None:
+    loop.slack.add_user("U0LIN", "lin", "Lin Chen")
+    loop.slack.add_usergroup("S0SRE", "sre", ["U0ADA", "U0GRACE", "U0LIN"])
+    interaction_id, ts = await _deploy(
+        loop,
+        "rules:\n  - name: sre\n    match: {toolName: 'deploy_*'}\n"
+        "    deciders: {groups: [S0SRE]}\n    quorum: 2\n",
+    )
+    await _approve(loop, "U0ADA", ts)
+    await loop.shows(ts, "Approvals: 1 of 2 — <@U0ADA> ✓")
+    loop.slack.set_usergroup_members("S0SRE", ["U0GRACE", "U0LIN"])  # the cache still has Ada
+    await _approve(loop, "U0GRACE", ts)
+    await loop.shows(ts, "<@U0ADA>'s approval no longer counts")
+    assert await loop.resolve_calls(interaction_id) == []
+
+
+async def test_three_slow_group_lookups_are_asked_at_once_inside_slacks_three_seconds(
+    loop: Loop,
+) -> None:
+    for group in ("S0ONE", "S0TWO", "S0THREE"):
+        loop.slack.add_usergroup(group, group.lower(), ["U0GRACE"] if group == "S0THREE" else [])
+    interaction_id, ts = await _deploy(
+        loop,
+        "rules:\n  - name: groups\n    match: {toolName: 'deploy_*'}\n"
+        "    deciders: {groups: [S0ONE, S0TWO, S0THREE]}\n",
+    )
+    loop.slack.delay_method("usergroups.users.list", 1.2)
+    started = time.monotonic()
+    await _approve(loop, "U0GRACE", ts)
+    acked_in = time.monotonic() - started
+    assert acked_in < 2.5, f"acked after {acked_in:.2f}s"
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper)"
+
+
+async def test_a_vote_whose_checks_outlast_the_deadline_is_not_recorded(loop: Loop) -> None:
+    """The completing vote's fresh re-check pushes past 2.5 s: Slack hears back in time,
+    the person is told nothing was sent, and the vote is not counted later."""
+    loop.slack.add_user("U0LIN", "lin", "Lin Chen")
+    loop.slack.add_usergroup("S0SRE", "sre", ["U0ADA", "U0GRACE", "U0LIN"])
+    interaction_id, ts = await _deploy(
+        loop,
+        "rules:\n  - name: sre\n    match: {toolName: 'deploy_*'}\n"
+        "    deciders: {groups: [S0SRE]}\n    quorum: 2\n",
+    )
+    await _approve(loop, "U0ADA", ts)
+    await loop.shows(ts, "Approvals: 1 of 2")
+    loop.slack.delay_method("usergroups.users.list", 1.4)
+    loop.slack.delay_method("users.info", 1.4)
+    started = time.monotonic()
+    await _approve(loop, "U0GRACE", ts)
+    acked_in = time.monotonic() - started
+    assert acked_in < 3.0, f"acked after {acked_in:.2f}s"
+    await _told(loop, "U0GRACE", "Slack was slow to say who can decide; nothing was sent")
+    loop.slack.delay_method("usergroups.users.list", 0)
+    loop.slack.delay_method("users.info", 0)
+    await _approve(loop, "U0LIN", ts)
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace), U0LIN (Lin Chen)"
+
+
+STEP = {"runId": "run_step", "stepNumber": 3}
+
+
+async def _siblings(loop: Loop, count: int, start: int = 0) -> list[str]:
+    return [
+        (await loop.create("approval_request", toolName=f"tool_{n}", **STEP))["id"]
+        for n in range(start, start + count)
+    ]
+
+
+def _group_ts(loop: Loop) -> str | None:
+    for message in loop.slack.messages(CHANNEL):
+        if (message.metadata or {}).get("event_type") == "novo_step_group":
+            return message.ts
+    return None
+
+
+async def test_approve_all_acts_only_on_what_the_clicked_message_listed(loop: Loop) -> None:
+    ids = await _siblings(loop, 3)
+    group_ts = await wait_until(lambda: _group_ts(loop), message="the group posted")
+    await loop.shows(group_ts, "Approve all (3)")
+    seen = loop.slack.message(CHANNEL, group_ts)
+    assert seen is not None
+    seen_blocks: list[dict[str, Any]] = seen.blocks
+    later = (await loop.create("approval_request", toolName="delete_all_backups", **STEP))["id"]
+    await loop.shows(group_ts, "on 4 tool calls")
+    response = await loop.driver.click_stale_button(
+        "U0ADA", CHANNEL, group_ts, seen_blocks, ActionId.APPROVE_ALL
+    )
+    assert response.status_code == 200
+    for interaction_id in ids:
+        assert (await loop.api_get_final(interaction_id))["decision"] == "allow"
+    await _told(loop, "U0ADA", "1 call arrived after you looked: review them first.")
+    assert (await loop.api_get(later))["status"] == "pending"
+    await loop.shows(group_ts, "Approve all (1)")
+
+
+async def test_approve_all_is_offered_only_once_each_card_is_posted(loop: Loop) -> None:
+    loop.slack.delay_method("chat.postMessage", 0.3)
+    await _siblings(loop, 4)
+    group_ts = await wait_until(lambda: _group_ts(loop), message="the group posted")
+    first = loop.message_text(group_ts)
+    assert "Approve all (" not in first and "still being posted" in first
+    await loop.shows(group_ts, "Approve all (4)", timeout=15)
+
+
+async def test_approve_all_of_two_hundred_under_a_quorum_acks_within_a_second(loop: Loop) -> None:
+    await loop.use_policy(
+        "rules:\n  - name: quorum\n    match: {toolName: 'tool_*'}\n"
+        "    deciders: {users: [U0ADA, U0GRACE]}\n    quorum: 2\n"
+    )
+    await _siblings(loop, 200)
+    group_ts = await wait_until(lambda: _group_ts(loop), message="the group posted")
+    try:
+        await loop.shows(group_ts, "Approve all (200)", timeout=60)
+    finally:
+        print("DEBUG", loop.message_text(group_ts), len(loop.slack.replies(CHANNEL, group_ts)))
+    started = time.monotonic()
+    response = await loop.driver.click_message_button(
+        "U0ADA", CHANNEL, group_ts, ActionId.APPROVE_ALL
+    )
+    acked_in = time.monotonic() - started
+    assert response.status_code == 200
+    assert acked_in < 1.0, f"acked after {acked_in:.2f}s"
+    await loop.shows(group_ts, "200 counted towards a quorum", timeout=20)
+
+
+# ------------------------------------------------------------------ a store that stops
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine_loop(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[Loop, str]]:
+    if request.param == "sqlite":
+        async with open_loop(tmp_path) as scenario:
+            yield scenario, "sqlite"
+        return
+    async with fresh_database() as url, open_loop(tmp_path, url) as scenario:
+        yield scenario, url
+
+
+async def _hold_the_store(
+    loop: Loop, engine: str, held: asyncio.Event, done: asyncio.Event
+) -> None:
+    """Keep the bridge's store from writing decisions until `done` (a frozen database)."""
+    if engine == "sqlite":
+        assert isinstance(loop.settings.db_path, Path)
+        file = sqlite3.connect(
+            loop.settings.db_path, timeout=30, isolation_level=None, check_same_thread=False
+        )
+        await asyncio.to_thread(file.execute, "BEGIN EXCLUSIVE")  # waits out the bridge's writes
+        held.set()
+        await done.wait()
+        file.execute("ROLLBACK")
+        file.close()
+        return
+    url = engine.replace("postgresql://", "postgresql+asyncpg://", 1)
+    locker = create_async_engine(url)
+    try:
+        async with locker.begin() as connection:
+            await connection.execute(text("LOCK TABLE decisions, votes IN ACCESS EXCLUSIVE MODE"))
+            held.set()
+            await done.wait()
+    finally:
+        await locker.dispose()
+
+
+async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
+    engine_loop: tuple[Loop, str],
+) -> None:
+    loop, engine = engine_loop
+    created = await loop.create("approval_request", toolName="deploy_api")
+    interaction_id, ts = created["id"], await loop.posted(created["id"])
+    held, done = asyncio.Event(), asyncio.Event()
+    holder = asyncio.ensure_future(_hold_the_store(loop, engine, held, done))
+    await held.wait()
+    try:
+        started = time.monotonic()
+        await _approve(loop, "U0ADA", ts)
+        acked_in = time.monotonic() - started
+        assert acked_in < 3.0, f"acked after {acked_in:.2f}s"
+        await _told(loop, "U0ADA", "This couldn't be saved, so nothing was sent.")
+    finally:
+        done.set()
+        await holder
+    # The store answers again: Grace's approval is the one that reaches Novo.
+    await _approve(loop, "U0GRACE", ts)
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper)"
+    assert len(await loop.resolve_calls(interaction_id)) == 1
