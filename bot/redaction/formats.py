@@ -20,11 +20,12 @@ ordinary words, and secret-like names are `bot.redaction.keys`' job.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.discord import DiscordBotTokenDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
 from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
@@ -64,9 +65,9 @@ TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 
 
-def _plugin(kind: str, detector: object, group: int = 0) -> list[Format]:
+def _plugin(kind: str, detector: type[RegexBasedDetector], group: int = 0) -> list[Format]:
     """A plugin's expressions; `group` when the credential is one part of the match."""
-    denylist = getattr(detector, "denylist")
+    denylist: Iterable[re.Pattern[str]] = detector.denylist  # type: ignore[assignment]
     return [Format(kind, p, group if p.groups >= group else 0) for p in denylist]
 
 

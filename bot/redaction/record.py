@@ -127,6 +127,38 @@ def _holds_something(value: Any) -> bool:
     return True
 
 
+WITHHELD = "(not shown: it could not be checked for secrets)"
+
+
+def withheld(interaction: Interaction) -> Interaction:
+    """The record with every string it could show replaced by a note: what is shown when
+    checking it failed, so a fault in the scan can never let a value through."""
+    wire = interaction.to_wire()
+
+    def blank(value: Any, keep_ids: bool, depth: int) -> Any:
+        if isinstance(value, str):
+            return WITHHELD
+        if depth >= MAX_DEPTH and isinstance(value, dict | list):
+            return WITHHELD
+        if isinstance(value, list):
+            return [blank(v, keep_ids, depth + 1) for v in value]
+        if isinstance(value, dict):
+            return {
+                k: v if keep_ids and k in ANSWER_IDS else blank(v, keep_ids, depth + 1)
+                for k, v in value.items()
+            }
+        return value
+
+    shown = dict(wire)
+    for field in SCANNED:
+        if field in wire:
+            shown[field] = blank(wire[field], field in ("request", "resolution"), 0)
+    copy = ShownInteraction.model_validate(shown)
+    copy._raw = shown
+    copy._findings = (Finding("record", "unchecked"),)
+    return copy
+
+
 def redact_interaction(interaction: Interaction, rules: RedactionRules = DEFAULT_RULES) -> Redacted:
     """The copy of `interaction` that may be shown, and what was hidden in it.
 
