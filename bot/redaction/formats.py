@@ -62,6 +62,11 @@ class Hit:
 
 TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 """What may follow a token's detected start and still be part of it (a JWT's signature)."""
+WORD_CHARS = re.compile(r"[A-Za-z0-9_\-]*")
+"""What may follow a fixed-length format's match and is hidden with it: a longer key than
+the format says must not leave its tail showing."""
+_WHOLE = frozenset({"auth_header", "url_password", "secret_key"})
+"""Kinds whose expression already takes the whole value."""
 PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 
 
@@ -165,7 +170,10 @@ def _extend(text: str, start: int, end: int, kind: str) -> int:
             return closing.end()
         line_end = text.find("\n\n", end)
         return len(text) if line_end < 0 else line_end
-    return end
+    if kind in _WHOLE:
+        return end
+    more = WORD_CHARS.match(text, end)
+    return more.end() if more else end
 
 
 def find_formats(text: str) -> Iterator[Hit]:
