@@ -74,12 +74,15 @@ def check_warnings(policy: PolicyFile) -> list[str]:
 
 
 def hidden_lines(interaction: Interaction, route: Route) -> list[str]:
-    """What would be hidden of this record and why, by place: never the values."""
+    """What would be hidden of this record and why, by place: never the values.
+
+    Nothing is printed when nothing would be hidden and redaction is on (the default).
+    """
     if not route.redact.enabled:
         return [_field("hidden", f"nothing: redact: false in {route.rule}, values are shown")]
     findings = redact_interaction(interaction, route.redact).findings
     if not findings:
-        return [_field("hidden", "nothing looks like a credential")]
+        return []  # nothing looks like a credential: no line, as for every other default
     lines = [_field("hidden", _count(len(findings), "value"))]
     lines += [" " * _LABEL_WIDTH + f"{f.path}: {f.reason}" for f in findings]
     if route.redact.reveal == "deciders":

@@ -16,27 +16,29 @@ def _b64(data: dict[str, Any]) -> str:
 
 
 JWT = (
-    f"{_b64({'alg': 'HS256', 'typ': 'JWT'})}.{_b64({'sub': 'planted-jwt-subject-77'})}"
-    ".c2lnbmF0dXJlLW9mLXRoZS1wbGFudGVkLWp3dA"
+    f"{_b64({'alg': 'HS256', 'typ': 'JWT'})}.{_b64({'sub': 'pq7zw-x0r9-subject-77'})}"
+    ".UHE3WndYMHI5VnQyTG04TnM0QmM2RGsx"
 )
+BODY = "Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu0aXyZw8Qe"
+"""Random-looking characters, holding no word a mask's label uses."""
 PEM_BEGIN, PEM_END = "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"
-PEM_BODY = "MIIEpAIBAAKCAQEAplantedPrivateKeyBodyLine0123456789abcdefXYZ"
+PEM_BODY = "MIIEpAIBAAKCAQEApq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu0aXYZ"
 
 SECRETS: dict[str, str] = {
-    "aws_access_key": "AKIAZ7QW3PLANTED4KEY",
-    "github_token": "ghp_PlantedGitHubToken0123456789abcdefXY",
-    "gitlab_token": "glpat-PlantedGitLab0123456789",
-    "slack_token": "xoxb-1234567890-0987654321-PlantedSlackBotToken",
-    "slack_app_token": "xapp-1-A0PLANTED-1234567890-plantedappleveltoken0123",
-    "stripe_key": "sk_live_PlantedStripeKey0123456789",
-    "google_api_key": "AIzaSyPlantedGoogleApiKey0123456789abcd",
-    "openai_key": "sk-proj-PlantedOpenAiProjectKey0123456789abcdef",
-    "anthropic_key": "sk-ant-api03-PlantedAnthropicKey0123456789abcdef",
+    "aws_access_key": "AKIAZ7QW3PQ7ZWX04LMN",
+    "github_token": "ghp_" + BODY[:36],
+    "gitlab_token": "glpat-Pq7ZwX0r9Vt2Lm8Ns4Bc",
+    "slack_token": "xoxb-1234567890-0987654321-Pq7ZwX0r9Vt2Lm8Ns4",
+    "slack_app_token": "xapp-1-A0PQ7ZWX-1234567890-pq7zwx0r9vt2lm8ns4bc6d",
+    "stripe_key": "sk_live_" + BODY[:24],
+    "google_api_key": "AIza" + BODY[:35],
+    "openai_key": "sk-proj-Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu",
+    "anthropic_key": "sk-ant-api03-Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu",
     "jwt": JWT,
     "private_key": PEM_BODY,
-    "bearer": "PlantedBearerToken0123456789abcdef",
-    "url_password": "Planted-URL-Pa55word!",
-    "secret_key": "planted-correct-horse-battery",
+    "bearer": "Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3",
+    "url_password": "Pq7Zw-X0r9!Vt2Lm",
+    "secret_key": "pq7zw-x0r9-vt2lm-ns4bc",
 }
 """kind → the value; what a shown text must never hold is each one past its 4th char."""
 
