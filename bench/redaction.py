@@ -40,7 +40,7 @@ from bot.slack.render.message import render_message
 
 LARGE_INPUT_BYTES = 200_000
 DEFAULT_REPEAT = 200
-DEFAULT_PENDING = 1000
+DEFAULT_PENDING = 500
 
 
 def _median_ms(work: Callable[[], object], repeat: int) -> float:

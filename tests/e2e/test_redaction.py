@@ -14,12 +14,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+from datetime import timedelta
 
 import pytest
 
 from bot.audit import export_audit
+from bot.clock import utc_now
 from bot.logs import keep_statements_out_of_logs
-from bot.slack.ids import ActionId, CallbackId
+from bot.slack.ids import ActionId, CallbackId, OverflowValue
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.redaction.planted import (
     ORDINARY,
@@ -44,6 +46,7 @@ rules:
     dm: [U0ADA, U0GRACE]
 """
 SECONDS = 4.0
+MANAGERS = "C0MANAGERS"
 
 
 def _leaks(text: str) -> list[str]:
@@ -181,3 +184,54 @@ async def test_redact_false_shows_the_values_and_the_counter_counts_each_kind(lo
     )
     assert SECRETS["secret_key"] in json.dumps(dm.args)
     assert await loop.metric("novo_slack_redactions_total", kind="secret_key") >= 1
+
+
+async def test_step_groups_snooze_dms_and_digests_show_no_planted_secret(
+    loop: Loop, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    keep_statements_out_of_logs()
+    at = (utc_now() + timedelta(minutes=16)).replace(second=0, microsecond=0)
+    await loop.use_policy(f'digest:\n  - {{to: {MANAGERS}, cron: "{at.minute} {at.hour} * * *"}}\n')
+    await loop.fault(routes="list", errorRate=1.0, status=503)  # one poll finds both siblings
+    siblings = [
+        await loop.create(
+            "approval_request",
+            runId="run_planted",
+            stepNumber=3,
+            toolName=f"rotate_{n}",
+            input=approval_input(),
+            preview=approval_preview(),
+            expiresInSeconds=3600.0,
+        )
+        for n in range(2)
+    ]
+    await loop.fault()
+    card = await loop.posted(siblings[0]["id"])
+    group = await wait_until(
+        lambda: next(
+            (
+                m
+                for m in loop.slack.messages(CHANNEL)
+                if (m.metadata or {}).get("event_type") == "novo_step_group"
+            ),
+            None,
+        ),
+        message="the step group posted",
+    )
+    response = await loop.driver.choose_overflow(
+        "U0ADA", CHANNEL, card, ActionId.APPROVAL_OVERFLOW, OverflowValue.REMIND_15_MIN
+    )
+    assert response.status_code == 200
+    await wait_until(lambda: loop.slack.ephemerals("U0ADA") or None, message="reminder set")
+    loop.clock.forward(at + timedelta(seconds=1) - loop.clock())
+    await wait_until(lambda: loop.slack.messages("U0ADA") or None, message="the snooze DM")
+    await wait_until(lambda: loop.slack.messages(MANAGERS) or None, message="the digest")
+
+    received = _everything_slack_received(loop)
+    assert group.thread_ts is None and f'"thread_ts": "{group.ts}"' in received
+    assert ORDINARY["host"] in received and "🔒" in received
+    assert _leaks(received) == []
+    logged = "\n".join(f"{r.getMessage()} {r.exc_text or ''}" for r in caplog.records)
+    assert _leaks(logged) == []
+    assert _leaks(await _audit(loop)) == []
