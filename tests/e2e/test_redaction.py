@@ -186,7 +186,7 @@ async def test_redact_false_shows_the_values_and_the_counter_counts_each_kind(lo
     assert await loop.metric("novo_slack_redactions_total", kind="secret_key") >= 1
 
 
-async def test_step_groups_snooze_dms_and_digests_show_no_planted_secret(
+async def test_step_groups_snooze_dms_digests_and_the_compact_form_show_no_planted_secret(
     loop: Loop, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -227,6 +227,12 @@ async def test_step_groups_snooze_dms_and_digests_show_no_planted_secret(
     loop.clock.forward(at + timedelta(seconds=1) - loop.clock())
     await wait_until(lambda: loop.slack.messages("U0ADA") or None, message="the snooze DM")
     await wait_until(lambda: loop.slack.messages(MANAGERS) or None, message="the digest")
+
+    loop.slack.fail_method("chat.postMessage", count=1, error="msg_blocks_too_long")
+    compact = await loop.create(
+        "approval_request", input=approval_input(), preview=approval_preview()
+    )
+    await loop.shows(await loop.shown(compact["id"]), "too long to show here in full")
 
     received = _everything_slack_received(loop)
     assert group.thread_ts is None and f'"thread_ts": "{group.ts}"' in received
