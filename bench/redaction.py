@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -40,7 +42,8 @@ from bot.slack.render.message import render_message
 
 LARGE_INPUT_BYTES = 200_000
 DEFAULT_REPEAT = 200
-DEFAULT_PENDING = 500
+DEFAULT_PENDING = 200
+DEFAULT_ROUNDS = 5
 
 
 def _median_ms(work: Callable[[], object], repeat: int) -> float:
@@ -168,21 +171,51 @@ def large_input(repeat: int) -> list[tuple[str, float]]:
     ]
 
 
-async def polls(pending: int) -> tuple[poll_cost.PollCost, poll_cost.PollCost]:
-    with_redaction = await poll_cost.measure(pending)
+@dataclass
+class ShownCalls:
+    """How often the poll benchmark's bridge asked for a shown copy, and the time it took."""
+
+    calls: int = 0
+    seconds: float = 0.0
+
+
+async def polls(
+    pending: int, rounds: int
+) -> tuple[list[poll_cost.PollCost], list[poll_cost.PollCost], ShownCalls]:
+    """`rounds` poll measurements with redaction on and as many off, taken in turn so a
+    busy machine weighs on both alike; with it on, every `LivePolicy.shown` is timed."""
+    on: list[poll_cost.PollCost] = []
+    off: list[poll_cost.PollCost] = []
+    counted = ShownCalls()
     original = LivePolicy.shown
-    LivePolicy.shown = lambda self, interaction: interaction  # type: ignore[method-assign]
-    try:
-        without = await poll_cost.measure(pending)
-    finally:
-        LivePolicy.shown = original  # type: ignore[method-assign]
-    return with_redaction, without
+
+    def timed(self: LivePolicy, interaction: Interaction) -> Interaction:
+        began = time.perf_counter()
+        try:
+            return original(self, interaction)
+        finally:
+            counted.calls += 1
+            counted.seconds += time.perf_counter() - began
+
+    for n in range(rounds):
+        print(f"poll round {n + 1} of {rounds}", file=sys.stderr, flush=True)
+        LivePolicy.shown = timed  # type: ignore[method-assign]
+        try:
+            on.append(await poll_cost.measure(pending))
+        finally:
+            LivePolicy.shown = original  # type: ignore[method-assign]
+        LivePolicy.shown = lambda self, interaction: interaction  # type: ignore[method-assign]
+        try:
+            off.append(await poll_cost.measure(pending))
+        finally:
+            LivePolicy.shown = original  # type: ignore[method-assign]
+    return on, off, counted
 
 
 def report(
     interaction: list[tuple[str, float]],
     large: list[tuple[str, float]],
-    measured: tuple[poll_cost.PollCost, poll_cost.PollCost] | None,
+    measured: tuple[list[poll_cost.PollCost], list[poll_cost.PollCost], ShownCalls] | None,
 ) -> str:
     def row(label: str, value: str) -> str:
         return f"  {label:<52}{value:>12}"
@@ -192,22 +225,25 @@ def report(
     lines += ["", "a 200 KB tool input"]
     lines += [row(label, f"{ms:.1f} ms") for label, ms in large]
     if measured is not None:
-        on, off = measured
-        lines += ["", f"polls with {on.pending} pending approvals (redaction on / off)"]
-        for label, a, b in (
-            (
-                "poll that posted them all, wall time",
-                on.initial_poll_seconds * 1000,
-                off.initial_poll_seconds * 1000,
-            ),
-            (
-                "one steady-state poll, wall time",
-                on.steady_poll_seconds * 1000,
-                off.steady_poll_seconds * 1000,
-            ),
+        on, off, counted = measured
+        lines += [
+            "",
+            f"polls with {on[0].pending} pending approvals, median of {len(on)} rounds"
+            " (redaction on / off)",
+        ]
+        for label, field in (
+            ("poll that posted them all, wall time", "initial_poll_seconds"),
+            ("one steady-state poll, wall time", "steady_poll_seconds"),
         ):
+            a = statistics.median(float(getattr(c, field)) for c in on) * 1000
+            b = statistics.median(float(getattr(c, field)) for c in off) * 1000
             change = (a - b) / b * 100 if b else 0.0
             lines.append(row(label, f"{a:.0f} / {b:.0f} ms") + f"  ({change:+.1f} %)")
+        per_round = counted.calls / len(on)
+        lines.append(
+            row("shown copies asked for, per run (post and polls)", f"{per_round:.0f}")
+            + f"  ({counted.seconds / len(on) * 1000:.1f} ms in all)"
+        )
     return "\n".join(lines)
 
 
@@ -215,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.redaction", description=__doc__.split("\n")[0]
     )
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="poll runs each way")
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="runs per timing")
     parser.add_argument(
         "--pending",
@@ -226,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     print("timing the scans", file=sys.stderr, flush=True)
     interaction = per_interaction(args.repeat)
     large = large_input(max(1, args.repeat // 10))
-    measured = asyncio.run(polls(args.pending)) if args.pending > 0 else None
+    logging.getLogger(poll_cost.SCHEDULER_LOGGER).setLevel(logging.ERROR)
+    measured = asyncio.run(polls(args.pending, args.rounds)) if args.pending > 0 else None
     print(report(interaction, large, measured))
     return 0
 
