@@ -7,10 +7,13 @@ prose pass through untouched.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.novo.models import Interaction
 from bot.redaction import RedactionRules, hidden_count, redact_interaction
@@ -242,3 +245,23 @@ def _wire(kind: str, **fields: Any) -> dict[str, Any]:
         "updatedAt": "2026-12-01T20:00:00.000Z",
         **fields,
     }
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_JSON, planted=st.sampled_from(sorted(SECRETS)))
+def test_any_input_is_scanned_without_failing_and_the_planted_value_never_shows(
+    value: Any, planted: str
+) -> None:
+    record = _approval(input={"data": value, "note": in_text()[planted]})
+    shown = redact_interaction(record).shown
+    assert SECRETS[planted][4:] not in json.dumps(shown.to_wire(), ensure_ascii=False)
+    assert shown.input["data"] == value or hidden_count(shown) > 1
