@@ -148,7 +148,8 @@ class FormService:
             return render_notice_modal("Tool input", UNKNOWN_TEXT)
         shown = await self._revealed(tracked, actor)
         last = input_viewer_page_count(shown) - 1
-        return render_input_viewer(shown, max(0, min(page, last)))
+        revealed = shown is not tracked.snapshot
+        return render_input_viewer(shown, max(0, min(page, last)), revealed=revealed)
 
     async def _revealed(self, tracked: TrackedInteraction, actor: SlackActor | None) -> Interaction:
         """The full values for a person the rule allows to decide, when it says

@@ -161,6 +161,7 @@ async def test_no_planted_secret_reaches_slack_the_logs_or_the_audit_trail(
     # reveal: deciders — the decider, and only the decider, sees full values in their modal
     ada_sees = await _viewer_for(loop, "U0ADA", ts)
     assert set(_leaks(ada_sees)) >= {"url_password", "secret_key", "github_token"}
+    assert "shown to you alone" in ada_sees and "shown to you alone" not in grace_sees
     assert not _leaks(await _viewer_for(loop, "U0GRACE", ts))
 
 
