@@ -187,7 +187,7 @@ async def test_redact_false_shows_the_values_and_the_counter_counts_each_kind(lo
     assert await loop.metric("novo_slack_redactions_total", kind="secret_key") >= 1
 
 
-async def test_step_groups_snooze_dms_digests_and_the_compact_form_show_no_planted_secret(
+async def test_step_groups_decided_cards_snooze_dms_digests_and_compact_forms_hide_them_too(
     loop: Loop, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -229,6 +229,9 @@ async def test_step_groups_snooze_dms_digests_and_the_compact_form_show_no_plant
     await wait_until(lambda: loop.slack.messages("U0ADA") or None, message="the snooze DM")
     await wait_until(lambda: loop.slack.messages(MANAGERS) or None, message="the digest")
 
+    decided = await loop.posted(siblings[1]["id"])
+    await loop.driver.click_message_button("U0ADA", CHANNEL, decided, ActionId.APPROVE)
+    await loop.shows(decided, "Approved")
     loop.slack.fail_method("chat.postMessage", count=1, error="msg_blocks_too_long")
     compact = await loop.create(
         "approval_request", input=approval_input(), preview=approval_preview()
