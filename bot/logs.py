@@ -106,6 +106,24 @@ class TextFormatter(logging.Formatter):
         return text
 
 
+STATEMENT_LOGGERS = ("aiosqlite", "sqlalchemy.engine")
+"""They log each SQL statement with its parameters at DEBUG: a stored record, whatever
+an agent put in it, credentials too. Those lines never reach the bridge's log."""
+
+
+class StatementsOutOfLogs(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno > logging.DEBUG
+
+
+def keep_statements_out_of_logs() -> None:
+    """Drop the database drivers' DEBUG lines (`-v` included): see `STATEMENT_LOGGERS`."""
+    for name in STATEMENT_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, StatementsOutOfLogs) for f in logger.filters):
+            logger.addFilter(StatementsOutOfLogs())
+
+
 def configure_logging(level: str = "INFO", fmt: str = "text", *, verbose: bool = False) -> None:
     """Set up the root logger on stderr; `verbose` (-v) means DEBUG whatever `level` says."""
     effective = logging.DEBUG if verbose else logging.getLevelNamesMapping()[level]
@@ -123,6 +141,7 @@ def configure_logging(level: str = "INFO", fmt: str = "text", *, verbose: bool =
     quiet = logging.WARNING if effective > logging.DEBUG else logging.NOTSET
     for name in CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(quiet)
+    keep_statements_out_of_logs()
     scheduler = logging.getLogger("apscheduler.scheduler")
     if not any(isinstance(f, SkippedRunsToDebug) for f in scheduler.filters):
         scheduler.addFilter(SkippedRunsToDebug())

@@ -51,6 +51,12 @@ POLL_DURATION = Histogram(
 )
 MESSAGES_POSTED = Counter("novo_slack_messages_posted_total", "Interaction messages posted")
 MESSAGES_UPDATED = Counter("novo_slack_messages_updated_total", "Interaction messages updated")
+REDACTIONS = Counter(
+    "novo_slack_redactions_total",
+    "Values hidden from what the bridge shows, by kind (github_token, url_password,"
+    " secret_key, …), counted once per version of a record read for showing",
+    ["kind"],
+)
 UNREADABLE_RECORDS = Counter(
     "novo_slack_unreadable_records_total",
     "Listed records that could not be parsed (each id counted once); they are skipped",

@@ -31,7 +31,13 @@ from bot.novo.errors import (
     UnauthorizedError,
 )
 from bot.novo.models import Interaction
-from bot.policy.explain import UNREAD_CHANNEL, GroupMembers, check_summary, explain_lines
+from bot.policy.explain import (
+    UNREAD_CHANNEL,
+    GroupMembers,
+    check_summary,
+    check_warnings,
+    explain_lines,
+)
 from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.policy.routes import explain, route_for
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
@@ -59,6 +65,8 @@ def check_policy(path: Path) -> int:
     except PolicyError as exc:
         raise SettingsError(str(exc)) from None
     print(check_summary(str(path), policy))
+    for warning in check_warnings(policy):
+        print(warning)
     return 0
 
 

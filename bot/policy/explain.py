@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.novo.models import Interaction
-from bot.policy.file import Deciders, Escalation, PolicyFile
-from bot.policy.routes import Route, Verdict
+from bot.policy.file import Deciders, Escalation, PolicyFile, Rule, redaction_rules
+from bot.policy.routes import Route, Verdict, resolve
+from bot.redaction import redact_interaction
 
 UNREAD_CHANNEL = "(NOVO_SLACK_CHANNEL)"
 """The default channel when the settings could not be read: it names the setting."""
@@ -48,6 +49,47 @@ def check_summary(shown: str, policy: PolicyFile) -> str:
     return line
 
 
+def check_warnings(policy: PolicyFile) -> list[str]:
+    """What `policy check` warns of: a route to a channel that shows values unmasked.
+
+    Turning redaction off is for a private DM route; in a channel, whatever the
+    agent sends stays in history, search and exports.
+    """
+    warnings: list[str] = []
+    owners: list[Rule | None] = [None, *policy.rules]
+    for rule in owners:
+        own = rule.redact if rule is not None else None
+        if redaction_rules(policy.defaults.redact, own).enabled:
+            continue
+        route = resolve(policy, rule, UNREAD_CHANNEL)
+        if route.dm:
+            continue
+        where = "defaults" if rule is None else f'rule "{rule.name}"'
+        warnings.append(
+            f"warning: {where} posts to channel {route.channel} with redact: false — credentials"
+            " in an agent's input would stay in that channel's history; keep redact: false"
+            " for dm: routes"
+        )
+    return warnings
+
+
+def hidden_lines(interaction: Interaction, route: Route) -> list[str]:
+    """What would be hidden of this record and why, by place: never the values.
+
+    Nothing is printed when nothing would be hidden and redaction is on (the default).
+    """
+    if not route.redact.enabled:
+        return [_field("hidden", f"nothing: redact: false in {route.rule}, values are shown")]
+    findings = redact_interaction(interaction, route.redact).findings
+    if not findings:
+        return []  # nothing looks like a credential: no line, as for every other default
+    lines = [_field("hidden", _count(len(findings), "value"))]
+    lines += [" " * _LABEL_WIDTH + f"{f.path}: {f.reason}" for f in findings]
+    if route.redact.reveal == "deciders":
+        lines.append(" " * _LABEL_WIDTH + "(deciders see them in their own View full input)")
+    return lines
+
+
 def explain_lines(
     interaction: Interaction,
     verdicts: Sequence[Verdict],
@@ -71,6 +113,7 @@ def explain_lines(
     lines.append(_field("guests", _guests(route.allow_guests)))
     lines.append(_field("quorum", _quorum(interaction, route, groups)))
     lines.append(_field("reminders", _reminders(route)))
+    lines += hidden_lines(interaction, route)
     return lines
 
 

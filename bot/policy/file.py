@@ -33,6 +33,7 @@ from pydantic import (
 
 from bot.policy.digests import DigestEntry
 from bot.policy.timing import Lead, parse_lead
+from bot.redaction.rules import RedactionRules, Reveal, check_key, compile_pattern
 
 # Interaction fields a link template may use, by their wire names.
 LINK_FIELDS = frozenset({"id", "runId", "rootRunId", "threadId", "agentId", "toolCallId"})
@@ -149,6 +150,57 @@ class Deciders(BaseModel):
 ANYONE = Deciders(anyone=True)
 
 
+def _pattern(value: str) -> str:
+    compile_pattern(value)
+    return value
+
+
+RedactKey = Annotated[str, AfterValidator(check_key)]
+RedactPattern = Annotated[str, AfterValidator(_pattern)]
+
+
+class Redact(BaseModel):
+    """`redact:` — more key names or paths and value patterns to hide, and who may see
+    full values (`bot.redaction`); `redact: false` turns detection off for the rule.
+
+    A rule's keys and patterns add to those of `defaults`; its `reveal`, if given,
+    replaces theirs.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    keys: list[RedactKey] = Field(default_factory=list)
+    patterns: list[RedactPattern] = Field(default_factory=list)
+    reveal: Literal["nobody", "deciders"] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _word(cls, value: object) -> object:
+        if value is False:
+            return {"enabled": False}
+        if value is True:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError(
+                "use false, or {keys: [...], patterns: [...], reveal: nobody|deciders}"
+            )
+        return value
+
+
+def redaction_rules(defaults: Redact | None, own: Redact | None) -> RedactionRules:
+    """What a route hides: the rule's `redact` over the defaults', detection on unless off."""
+    if own is not None and not own.enabled:
+        return RedactionRules(enabled=False)
+    if own is None and defaults is not None and not defaults.enabled:
+        return RedactionRules(enabled=False)
+    given = [r for r in (defaults, own) if r is not None and r.enabled]
+    keys = tuple(k for r in given for k in r.keys)
+    patterns = tuple(compile_pattern(p) for r in given for p in r.patterns)
+    reveal: Reveal = next((r.reveal for r in reversed(given) if r.reveal is not None), "nobody")
+    return RedactionRules(enabled=True, keys=keys, patterns=patterns, reveal=reveal)
+
+
 class Settings(BaseModel):
     """What `defaults` and each rule may set; a rule's unset fields come from `defaults`."""
 
@@ -162,6 +214,7 @@ class Settings(BaseModel):
     remind: list[Lead] | None = None
     mention: Literal["deciders", "here", "none"] | None = None
     escalate: Escalation | None = None
+    redact: Redact | None = None
 
     @field_validator("remind", mode="before")
     @classmethod

@@ -10,13 +10,21 @@ new file with a mistake is refused as a whole and the old policy stays.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from pathlib import Path
 
+from bot.metrics import REDACTIONS
 from bot.novo.models import Interaction
 from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.policy.routes import Route, route_for
+from bot.redaction import redact_interaction
+from bot.redaction.record import withheld
 
 log = logging.getLogger(__name__)
+
+SHOWN_CACHE = 4096
+"""Shown copies kept, one per version of a record: a poll or a Home tab reads hundreds
+of records again and again, and each version is scanned once."""
 
 
 class LivePolicy:
@@ -26,6 +34,7 @@ class LivePolicy:
         self._default_channel = default_channel
         self._file = file or PolicyFile()
         self._path = path
+        self._shown: OrderedDict[tuple[str, str], Interaction] = OrderedDict()
 
     @classmethod
     def load(cls, path: Path | None, default_channel: str) -> LivePolicy:
@@ -43,6 +52,35 @@ class LivePolicy:
     def route(self, interaction: Interaction) -> Route:
         return route_for(self._file, interaction, self._default_channel)
 
+    def shown(self, interaction: Interaction) -> Interaction:
+        """The copy of a record that may be shown: secrets masked as its rule says.
+
+        Scanned once per version of the record (and policy in force), counted
+        in `novo_slack_redactions_total`. Should the scan itself fail, nothing
+        the agent wrote is shown rather than everything.
+        """
+        key = (interaction.id, f"{interaction.updated_at.isoformat()} {interaction.status}")
+        cached = self._shown.get(key)
+        if cached is not None:
+            self._shown.move_to_end(key)
+            return cached
+        try:
+            redacted = redact_interaction(interaction, self.route(interaction).redact)
+            shown = redacted.shown
+            for finding in redacted.findings:
+                REDACTIONS.labels(finding.kind).inc()
+        except Exception as exc:  # a fault in the scan must show less, never more
+            log.error(
+                "could not check %s for secrets (%s); none of its text is shown",
+                interaction.id,
+                type(exc).__name__,
+            )
+            shown = withheld(interaction)
+        self._shown[key] = shown
+        if len(self._shown) > SHOWN_CACHE:
+            self._shown.popitem(last=False)
+        return shown
+
     def reload(self) -> bool:
         """Read the file again; on a mistake keep the policy in force and log one line."""
         if self._path is None:
@@ -54,5 +92,6 @@ class LivePolicy:
             log.error("policy not reloaded, the one in force stays: %s", exc)
             return False
         self._file = fresh
+        self._shown.clear()  # what is hidden may have changed with the file
         log.info("policy reloaded from %s: %d rule(s)", self._path, len(fresh.rules))
         return True

@@ -13,8 +13,18 @@ from fnmatch import fnmatchcase
 from typing import TypeVar
 
 from bot.novo.models import Interaction
-from bot.policy.file import ANYONE, Deciders, Escalation, Match, PolicyFile, Rule, Settings
+from bot.policy.file import (
+    ANYONE,
+    Deciders,
+    Escalation,
+    Match,
+    PolicyFile,
+    Rule,
+    Settings,
+    redaction_rules,
+)
 from bot.policy.timing import Lead
+from bot.redaction.rules import DEFAULT_RULES, RedactionRules
 
 T = TypeVar("T")
 
@@ -35,6 +45,7 @@ class Route:
     remind: tuple[Lead, ...]
     mention: str
     escalate: Escalation | None
+    redact: RedactionRules = DEFAULT_RULES
 
     @property
     def destinations(self) -> tuple[str, ...]:
@@ -139,4 +150,5 @@ def resolve(policy: PolicyFile, rule: Rule | None, default_channel: str) -> Rout
         remind=tuple(pick(own.remind, defaults.remind) or ()),
         mention=pick(own.mention, defaults.mention) or "deciders",
         escalate=pick(own.escalate, defaults.escalate),
+        redact=redaction_rules(defaults.redact, rule.redact if rule is not None else None),
     )

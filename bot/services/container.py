@@ -70,6 +70,7 @@ class Services:
         unless the policy allows guests. `team_url`: its address (auth.test), from which
         links to messages are built without asking Slack."""
         policy = policy or LivePolicy(default_channel)
+        store.show_with(policy.shown)  # every record read to be shown has its secrets masked
         gate = DeciderGate(
             policy, SlackDirectory(slack.client), home_team, store=store, clock=clock
         )

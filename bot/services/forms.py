@@ -23,6 +23,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from bot.domain import SlackActor
+from bot.novo.models import Interaction
 from bot.services.deciders import DeciderGate
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.slack.gateway import VIEW_REFUSED_ERRORS, SlackGateway
@@ -138,16 +139,37 @@ class FormService:
                 trigger_id, render_notice_modal(TOO_LARGE_TITLE, TOO_LARGE_TEXT)
             )
 
-    async def input_viewer(self, interaction_id: str, page: int) -> dict[str, Any]:
+    async def input_viewer(
+        self, interaction_id: str, page: int, actor: SlackActor | None = None
+    ) -> dict[str, Any]:
         """The viewer shows the input even after the decision: it is a record, not a form."""
         tracked = await self._read(interaction_id)
         if tracked is None:
             return render_notice_modal("Tool input", UNKNOWN_TEXT)
-        last = input_viewer_page_count(tracked.snapshot) - 1
-        return render_input_viewer(tracked.snapshot, max(0, min(page, last)))
+        shown = await self._revealed(tracked, actor)
+        last = input_viewer_page_count(shown) - 1
+        revealed = shown is not tracked.snapshot
+        return render_input_viewer(shown, max(0, min(page, last)), revealed=revealed)
 
-    async def open_input_viewer(self, trigger_id: str, interaction_id: str) -> None:
-        await self._open(trigger_id, await self.input_viewer(interaction_id, 0))
+    async def _revealed(self, tracked: TrackedInteraction, actor: SlackActor | None) -> Interaction:
+        """The full values for a person the rule allows to decide, when it says
+        `reveal: deciders` (this modal is theirs alone, never channel history);
+        the masked record for everyone else."""
+        if actor is None or self._gate is None or tracked.record is tracked.snapshot:
+            return tracked.snapshot
+        if self._gate.route(tracked.record).redact.reveal != "deciders":
+            return tracked.snapshot
+        if not await self._gate.may_decide(tracked.record, actor):
+            return tracked.snapshot
+        log.info("showed %s the full values of %s", actor.user_id, tracked.id)
+        return tracked.record
 
-    async def show_input_page(self, view_id: str, interaction_id: str, page: int) -> None:
-        await self._slack.update_view(view_id, await self.input_viewer(interaction_id, page))
+    async def open_input_viewer(
+        self, trigger_id: str, interaction_id: str, actor: SlackActor | None = None
+    ) -> None:
+        await self._open(trigger_id, await self.input_viewer(interaction_id, 0, actor))
+
+    async def show_input_page(
+        self, view_id: str, interaction_id: str, page: int, actor: SlackActor | None = None
+    ) -> None:
+        await self._slack.update_view(view_id, await self.input_viewer(interaction_id, page, actor))

@@ -21,6 +21,7 @@ from sqlalchemy.sql import Executable
 from bot.store.errors import TooLate
 from bot.store.locks import KeyedLocks
 from bot.store.opening import Opened
+from bot.store.rows import Show
 
 Insert = postgresql.Insert | sqlite.Insert
 T = TypeVar("T")
@@ -32,6 +33,15 @@ class StoreBase:
         self._engine: AsyncEngine = opened.engine
         self._local_locks = KeyedLocks()
         self._running: set[asyncio.Future[Any]] = set()
+        self._show: Show | None = None
+
+    def show_with(self, show: Show) -> None:
+        """Hand out every tracked interaction as `show` makes it (the policy's redaction).
+
+        Set once when the bridge's services are built: from then on no reader of
+        the store gets a record with its secrets in, unless it asks for `raw`.
+        """
+        self._show = show
 
     @property
     def engine_name(self) -> str:

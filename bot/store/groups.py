@@ -66,7 +66,7 @@ class GroupQueries(StoreBase):
                 interactions.c.created_at, interactions.c.id
             )
         )
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def unposted_groups(self) -> list[StepGroup]:
         rows = await self._all(

@@ -108,5 +108,5 @@ class HomeQueries(StoreBase):
                 .order_by(ranked.c.decided_by_id, ranked.c.decided_rank)
             )
             for row in await self._all(query):
-                found[row["decided_by_id"]].append(tracked(row))
+                found[row["decided_by_id"]].append(tracked(row, self._show))
         return found

@@ -202,7 +202,7 @@ class InteractionQueries(StoreBase):
 
     async def get(self, interaction_id: str) -> TrackedInteraction | None:
         row = await self._first(TRACKED.where(interactions.c.id == interaction_id))
-        return tracked(row) if row is not None else None
+        return tracked(row, self._show) if row is not None else None
 
     async def unposted(self) -> list[TrackedInteraction]:
         """Claimed but not confirmed posted: the crash window to reconcile.
@@ -211,7 +211,7 @@ class InteractionQueries(StoreBase):
         """
         query = TRACKED.where(messages.c.state == "posting")
         rows = await self._all(query.order_by(messages.c.claimed_at, interactions.c.id))
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def open_interactions(self) -> list[TrackedInteraction]:
         query = TRACKED.where(
@@ -220,7 +220,7 @@ class InteractionQueries(StoreBase):
             messages.c.state == "posted",
         )
         rows = await self._all(query.order_by(interactions.c.created_at, interactions.c.id))
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def out_of_step(self) -> list[TrackedInteraction]:
         """Finished interactions whose message may not show it yet (an update failed)."""
@@ -230,7 +230,7 @@ class InteractionQueries(StoreBase):
             or_(interactions.c.status != "pending", interactions.c.gone.is_(True)),
         )
         rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def open_snapshots(self) -> dict[str, str]:
         """Each open interaction's stored record as JSON text, by id: what a poll compares
@@ -269,13 +269,13 @@ class InteractionQueries(StoreBase):
             interactions.c.updated_at >= since,
         )
         rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def decided_by(self, user_id: str, limit: int) -> list[TrackedInteraction]:
         """What this person decided in Slack, newest first."""
         query = TRACKED.where(interactions.c.decided_by_id == user_id)
         rows = await self._all(query.order_by(interactions.c.decided_at.desc()).limit(limit))
-        return [tracked(r) for r in rows]
+        return [tracked(r, self._show) for r in rows]
 
     async def tracked_ids(self) -> set[str]:
         return {str(r["id"]) for r in await self._all(select(interactions.c.id))}

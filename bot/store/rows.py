@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -14,6 +15,8 @@ from bot.store.records import load_record
 
 DecisionState = Literal["queued", "delivered", "conflict", "rejected", "gone"]
 MessageState = Literal["posting", "posted"]
+Show = Callable[[Interaction], Interaction]
+"""What turns a stored record into the copy that may be shown (`Store.show_with`)."""
 SnoozeState = Literal["waiting", "sent", "dropped"]
 
 
@@ -53,6 +56,11 @@ class TrackedInteraction:
     destination as the policy named it (a channel, or a user for a DM): lanes
     and store keys use it; anything said to Slack about the message names
     `shown_in`.
+
+    `snapshot` is the record as it may be shown: with the bridge's redaction
+    wired (`Store.show_with`), credentials in it are masked, so whatever renders
+    or logs it shows no secret. `raw` is Novo's record as received, for the one
+    place allowed to show full values (a decider's own *View full input*).
     """
 
     id: str
@@ -67,11 +75,17 @@ class TrackedInteraction:
     claimed_at: datetime | None = None
     slack_channel: str | None = None
     group_id: str | None = None
+    raw: Interaction | None = None
 
     @property
     def shown_in(self) -> str:
         """The channel to name to Slack: a DM's own id (`D…`) once it was posted there."""
         return self.slack_channel or self.channel
+
+    @property
+    def record(self) -> Interaction:
+        """Novo's record as received, never masked: show it to nobody but a decider."""
+        return self.raw if self.raw is not None else self.snapshot
 
     @property
     def is_open(self) -> bool:
@@ -230,7 +244,7 @@ def taken_step(row: RowMapping) -> TakenStep:
     )
 
 
-def tracked(row: RowMapping) -> TrackedInteraction:
+def tracked(row: RowMapping, show: Show | None = None) -> TrackedInteraction:
     decided = None
     if row["decided_by_id"] and row["decided_at"] is not None:
         decided = SlackDecision(
@@ -239,11 +253,13 @@ def tracked(row: RowMapping) -> TrackedInteraction:
             verb=row["decided_verb"] or "Decided",
             note=row["decided_note"],
         )
+    raw = Interaction.from_wire(load_record(row["snapshot"]))
     return TrackedInteraction(
         id=row["id"],
         kind=row["kind"],
         state=cast(MessageState, row["state"]),
-        snapshot=Interaction.from_wire(load_record(row["snapshot"])),
+        snapshot=show(raw) if show is not None else raw,
+        raw=raw,
         channel=row["channel"],
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],

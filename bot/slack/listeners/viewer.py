@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.slack.ids import ActionId
-from bot.slack.listeners import services_of
+from bot.slack.listeners import actor_of, services_of
 
 
 def register(app: AsyncApp) -> None:
@@ -17,7 +17,10 @@ def register(app: AsyncApp) -> None:
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
-        await services_of(context).forms.open_input_viewer(body["trigger_id"], action["value"])
+        services = services_of(context)
+        await services.forms.open_input_viewer(
+            body["trigger_id"], action["value"], actor_of(services, body)
+        )
 
     async def turn_page(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
@@ -25,8 +28,9 @@ def register(app: AsyncApp) -> None:
         await ack()
         view = body["view"]
         metadata = json.loads(view["private_metadata"])
-        await services_of(context).forms.show_input_page(
-            view["id"], str(metadata["id"]), int(action["value"])
+        services = services_of(context)
+        await services.forms.show_input_page(
+            view["id"], str(metadata["id"]), int(action["value"]), actor_of(services, body)
         )
 
     app.action(ActionId.INPUT_PAGE_PREV)(turn_page)

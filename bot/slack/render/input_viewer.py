@@ -56,6 +56,7 @@ INPUT_HEADING = "*Tool input*"
 REQUEST_HEADING = "*Request*"
 """With the ids (about 700 chars at most) these keep the record section within SECTION_TEXT."""
 
+REVEALED_NOTE = "🔓 full values, shown to you alone"
 SECTIONS_PER_PAGE = 10
 """About 30,000 characters a page: long enough to read on, short enough to open fast."""
 PAGE_SECTION_BYTES = VIEW_BYTES - 60_000
@@ -80,18 +81,25 @@ def input_viewer_page_count(interaction: Interaction) -> int:
 
 
 def render_input_viewer(
-    interaction: Interaction, page: int, *, ctx: MessageContext | None = None
+    interaction: Interaction,
+    page: int,
+    *,
+    ctx: MessageContext | None = None,
+    revealed: bool = False,
 ) -> dict[str, Any]:
     """The modal showing page index `page` (0-based, clamped to the pages that exist).
 
     A page index arriving from a click is trusted only as far as clamping:
     a stale or forged one still opens a real page. `ctx`, when given, names
-    the agent and links the run as the message does.
+    the agent and links the run as the message does. `revealed`: the record is
+    the raw one, credentials in, shown to a decider alone (`reveal: deciders`).
     """
     pages = _pages(interaction)
     count = len(pages)
     page = min(max(page, 0), count - 1)
     context = f"{inline_code(interaction.tool_name)} · page {page + 1} of {count}"
+    if revealed:
+        context += f" · {REVEALED_NOTE}"
     blocks: list[dict[str, Any]] = [
         {
             "type": "context",

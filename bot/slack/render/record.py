@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote as url_quote
 
 from bot.novo.models import Interaction
+from bot.redaction import hidden_count
 from bot.slack.ids import ActionId
 from bot.slack.limits import BUTTON_TEXT, BUTTON_URL
 from bot.slack.render.common import (
@@ -43,6 +44,7 @@ AGENT_NAME_CHARS = 80
 """An agent's configured name or id, cut at a word break."""
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+HIDDEN_ICON = "🔒"
 _LINK_SAFE_URL = re.compile(r"https?://[^\s<>|]+")
 
 
@@ -139,11 +141,22 @@ def context_block(interaction: Interaction, ctx: MessageContext) -> dict[str, An
     if interaction.worker_ref:
         parts.append(f"Worker {inline_code(interaction.worker_ref)}")
     parts.append(f"Step {interaction.step_number}")
+    hidden = hidden_text(interaction)
+    if hidden:
+        parts.append(hidden)
     return {
         "type": "context",
         "block_id": CONTEXT_BLOCK_ID,
         "elements": [mrkdwn(" · ".join(parts), CONTEXT_TEXT)],
     }
+
+
+def hidden_text(interaction: Interaction) -> str:
+    """`🔒 2 values hidden` when the shown record had secrets masked, so a decider knows."""
+    count = hidden_count(interaction)
+    if count == 0:
+        return ""
+    return f"{HIDDEN_ICON} {count} value{'s' if count != 1 else ''} hidden"
 
 
 def record_lines(interaction: Interaction, ctx: MessageContext | None = None) -> list[str]:
@@ -158,6 +171,9 @@ def record_lines(interaction: Interaction, ctx: MessageContext | None = None) ->
         lines.append(f"Worker {inline_code(interaction.worker_ref)}")
     lines.append(f"Step {interaction.step_number}")
     lines.append(f"Thread {inline_code(interaction.thread_id)}")
+    hidden = hidden_text(interaction)
+    if hidden:
+        lines.append(hidden)
     return lines
 
 

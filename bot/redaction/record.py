@@ -1,0 +1,184 @@
+"""An interaction's record made fit to show: every displayable string scanned, secrets masked.
+
+What is scanned is everything the bridge may show of what an agent or Novo
+wrote: `input` and `preview` (an approval's), `request` (a question's title,
+details, prompts, option labels and descriptions, action labels), `reason`
+and `resolution`. Ids the bridge sends back to Novo (`id`, `requestId`,
+`optionId`, `optionIds`) are never touched, so an answer given on the shown
+copy still names the options Novo offered. Ids, names and timestamps of the
+record itself are not agent text and are left alone.
+
+The copy is a `ShownInteraction`: an `Interaction` every renderer takes as it
+is, which also knows what was hidden (`hidden_count`). A record with nothing
+to hide is returned as it came, so the common case costs one scan and no copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import PrivateAttr
+
+from bot.novo.models import Interaction
+from bot.redaction.keys import is_secret_name, named_by_policy
+from bot.redaction.masks import mask_value, reason
+from bot.redaction.rules import DEFAULT_RULES, RedactionRules
+from bot.redaction.text import redact_text
+
+SCANNED = ("input", "preview", "request", "reason", "resolution")
+ANSWER_IDS = frozenset({"id", "requestId", "optionId", "optionIds"})
+"""Keys of `request` and `resolution` whose values go back to Novo as they are."""
+MAX_DEPTH = 200
+TOO_DEEP = f"(not shown: nested deeper than {MAX_DEPTH} levels, so it could not be checked)"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One hidden value: where it was (`input.db_url`) and what kind it was; never the value."""
+
+    path: str
+    kind: str
+
+    @property
+    def reason(self) -> str:
+        return reason(self.kind)
+
+
+@dataclass(frozen=True)
+class Redacted:
+    shown: Interaction
+    findings: tuple[Finding, ...]
+
+
+class ShownInteraction(Interaction):
+    """A record as it may be shown: values to hide are masked, and it knows how many."""
+
+    _findings: tuple[Finding, ...] = PrivateAttr(default=())
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self._findings
+
+
+def hidden_count(interaction: Interaction) -> int:
+    """How many values were hidden in what is shown of this record (0 for a raw record)."""
+    return len(interaction.findings) if isinstance(interaction, ShownInteraction) else 0
+
+
+class _Walk:
+    def __init__(self, rules: RedactionRules) -> None:
+        self.rules = rules
+        self.findings: list[Finding] = []
+        self.changed = False
+
+    def value(self, value: Any, path: str, plain: str, depth: int, keep_ids: bool) -> Any:
+        """`value` with what should be hidden masked; the same object if nothing was."""
+        if isinstance(value, str):
+            shown, kinds = redact_text(value, self.rules.patterns)
+            if kinds:
+                self.changed = True
+                self.findings.extend(Finding(path, kind) for kind in kinds)
+                return shown
+            return value
+        if not isinstance(value, dict | list):
+            return value
+        if depth >= MAX_DEPTH:
+            self.changed = True
+            return TOO_DEEP
+        if isinstance(value, list):
+            items = [
+                self.value(item, f"{path}[{i}]", plain, depth + 1, keep_ids)
+                for i, item in enumerate(value)
+            ]
+            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        out: dict[str, Any] = {}
+        touched = False
+        for key, item in value.items():
+            name = str(key)
+            if keep_ids and name in ANSWER_IDS:
+                out[key] = item
+                continue
+            where, plain_where = f"{path}.{name}", f"{plain}.{name}"
+            kind = self._key_kind(name, plain_where)
+            if kind is not None and _holds_something(item):
+                self.changed = True
+                self.findings.append(Finding(where, kind))
+                out[key] = mask_value(kind, item)
+            else:
+                out[key] = self.value(item, where, plain_where, depth + 1, keep_ids)
+            touched = touched or out[key] is not item
+        return out if touched else value
+
+    def _key_kind(self, name: str, plain_path: str) -> str | None:
+        if named_by_policy(name, plain_path, self.rules.keys):
+            return "policy_key"
+        if is_secret_name(name):
+            return "secret_key"
+        return None
+
+
+def _holds_something(value: Any) -> bool:
+    """A value worth hiding: not null, not empty, not a yes/no."""
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, str | list | dict):
+        return len(value) > 0
+    return True
+
+
+WITHHELD = "(not shown: it could not be checked for secrets)"
+
+
+def withheld(interaction: Interaction) -> Interaction:
+    """The record with every string it could show replaced by a note: what is shown when
+    checking it failed, so a fault in the scan can never let a value through."""
+    wire = interaction.to_wire()
+
+    def blank(value: Any, keep_ids: bool, depth: int) -> Any:
+        if isinstance(value, str):
+            return WITHHELD
+        if depth >= MAX_DEPTH and isinstance(value, dict | list):
+            return WITHHELD
+        if isinstance(value, list):
+            return [blank(v, keep_ids, depth + 1) for v in value]
+        if isinstance(value, dict):
+            return {
+                k: v if keep_ids and k in ANSWER_IDS else blank(v, keep_ids, depth + 1)
+                for k, v in value.items()
+            }
+        return value
+
+    shown = dict(wire)
+    for field in SCANNED:
+        if field in wire:
+            shown[field] = blank(wire[field], field in ("request", "resolution"), 0)
+    copy = ShownInteraction.model_validate(shown)
+    copy._raw = shown
+    copy._findings = (Finding("record", "unchecked"),)
+    return copy
+
+
+def redact_interaction(interaction: Interaction, rules: RedactionRules = DEFAULT_RULES) -> Redacted:
+    """The copy of `interaction` that may be shown, and what was hidden in it.
+
+    With `rules.enabled` off, or nothing to hide, the record itself comes back.
+    """
+    if not rules.enabled:
+        return Redacted(interaction, ())
+    wire = interaction.to_wire()
+    if not isinstance(wire, dict):
+        return Redacted(interaction, ())
+    walk = _Walk(rules)
+    shown: dict[str, Any] = dict(wire)
+    for field in SCANNED:
+        if field in wire:
+            shown[field] = walk.value(
+                wire[field], field, field, 0, field in ("request", "resolution")
+            )
+    if not walk.changed:
+        return Redacted(interaction, ())
+    copy = ShownInteraction.model_validate(shown)
+    copy._raw = shown  # its wire form is the shown one: to_wire never gives the raw back
+    copy._findings = tuple(walk.findings)
+    return Redacted(copy, copy.findings)
