@@ -21,7 +21,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
-from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
+from bot.services.acking import ACK_BUDGET_SECONDS, NOT_SAVED_TEXT, Acknowledge, AckWindow
 from bot.services.decisions import DecisionService
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
@@ -75,6 +75,24 @@ class QuestionService:
         self._clock = clock
 
     async def check_submission(
+        self,
+        view_id: str,
+        private_metadata: str,
+        state_values: dict[str, Any],
+        *,
+        deadline: float | None = None,
+    ) -> SubmissionCheck:
+        """What to answer a submission with; a store that fails or is too slow for Slack's
+        deadline gets the form a word, not a bare error (nothing was sent)."""
+        window = deadline if deadline is not None else AckWindow.from_now().deadline
+        try:
+            async with asyncio.timeout_at(window):
+                return await self._check_submission(view_id, private_metadata, state_values)
+        except Exception:
+            log.exception("could not check a form submission (view %s)", view_id)
+            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, NOT_SAVED_TEXT))
+
+    async def _check_submission(
         self, view_id: str, private_metadata: str, state_values: dict[str, Any]
     ) -> SubmissionCheck:
         ref = ModalRef.decode(private_metadata)

@@ -19,6 +19,7 @@ from bot.slack.credentials import SlackIdentity
 from bot.slack.inflight import InFlight
 from bot.slack.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
 from bot.slack.origin import origin_check
+from bot.slack.presenter import failure_text, requester
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +68,16 @@ def build_bolt_app(
         await next()
 
     @app.error
-    async def report_error(error: Exception, body: dict[str, Any]) -> None:
+    async def report_error(
+        error: Exception, body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        """Logged with its traceback, and the person who clicked or typed is told that
+        nothing was sent: a failure is never a silent click."""
         kind = body.get("type") if isinstance(body, dict) else None
         log.error("listener failed on %s payload: %r", kind, error, exc_info=error)
+        user, channel = requester(body)
+        if user is not None:
+            await services.presenter.say(user, failure_text(error), channel)
 
     register_all(app)
     return app

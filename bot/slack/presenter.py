@@ -13,13 +13,43 @@ import logging
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
+from sqlalchemy.exc import SQLAlchemyError
 
+from bot.services.acking import NOT_SAVED_TEXT
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.gateway import SlackGateway, is_user_id
 from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.store import Store
+from bot.store.errors import TooLate
 
 log = logging.getLogger(__name__)
+
+
+FAILED_TEXT = "That didn't go through, so nothing was sent. Try again in a moment."
+
+
+def failure_text(error: BaseException) -> str:
+    """What to tell a person whose click or command failed on our side."""
+    if isinstance(error, SQLAlchemyError | TooLate | OSError | TimeoutError):
+        return NOT_SAVED_TEXT
+    return FAILED_TEXT
+
+
+def requester(body: object) -> tuple[str | None, str | None]:
+    """(who sent it, the channel it came from) of any payload Slack sends a listener."""
+    if not isinstance(body, dict):
+        return None, None
+    user = body.get("user")
+    user_id = user.get("id") if isinstance(user, dict) else body.get("user_id")
+    channel = body.get("channel")
+    channel_id = channel.get("id") if isinstance(channel, dict) else body.get("channel_id")
+    container = body.get("container")
+    if channel_id is None and isinstance(container, dict):
+        channel_id = container.get("channel_id")
+    return (
+        str(user_id) if user_id else None,
+        str(channel_id) if channel_id else None,
+    )
 
 
 def ephemeral_text(outcome: DecisionOutcome) -> str:

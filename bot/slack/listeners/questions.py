@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.services.acking import ACK_BUDGET_SECONDS
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
 from bot.slack.listeners import acknowledging, actor_of, arrived, services_of
 from bot.slack.listeners.approvals import channel_of
@@ -84,7 +85,10 @@ def register(app: AsyncApp) -> None:
         started = arrived(context)  # Slack's 3 s count from the click, not from a lookup
         services = services_of(context)
         check = await services.questions.check_submission(
-            view["id"], view["private_metadata"], view["state"]["values"]
+            view["id"],
+            view["private_metadata"],
+            view["state"]["values"],
+            deadline=started + ACK_BUDGET_SECONDS,
         )
         if check.errors:
             await ack(response_action="errors", errors=check.errors)
