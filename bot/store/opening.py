@@ -55,8 +55,10 @@ async def open_engine(
     """Open and run `prepare` (migrations, or a look at the revision) in one transaction.
 
     `schema` pins PostgreSQL's `search_path`, so tables and Alembic's version
-    table live in that schema. `exclusive` takes the SQLite file lock (only a
-    read-only look at the revision goes without it).
+    table live in that schema. `exclusive` takes the SQLite file lock; without
+    it the engine only reads (an export beside a running bridge): its
+    transactions take no write lock on either engine, so another writer
+    holding the file never makes it wait, nor does it make that writer wait.
     """
     where = parse_target(target)
     lock: FileLock | None = None
@@ -68,9 +70,9 @@ async def open_engine(
                 raise StoreOpenError(where.shown, "no such file")
             lock = FileLock.acquire(where.path, where.shown) if exclusive else None
             _create_private(where.path)
-            engine = _sqlite_engine(where)
+            engine = _sqlite_engine(where, read_only=not exclusive)
         else:
-            engine = _postgres_engine(where, schema, connect_timeout)
+            engine = _postgres_engine(where, schema, connect_timeout, read_only=not exclusive)
         async with engine.begin() as connection:
             await prepare(connection)
         if where.path is not None:
@@ -123,8 +125,17 @@ def _make_private(path: Path) -> None:
             continue
 
 
-def _sqlite_engine(where: Target) -> AsyncEngine:
+def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
+    """The owner's transactions take the write lock at BEGIN (IMMEDIATE), so two never
+    deadlock upgrading; a reader's are deferred and `query_only`: in WAL mode they
+    read a snapshot beside a writer and never wait on it."""
     engine = create_async_engine(where.url, pool_size=1, max_overflow=0)
+    pragmas = (
+        ("query_only=ON", "busy_timeout=5000")
+        if read_only
+        else ("journal_mode=WAL", "busy_timeout=5000", "foreign_keys=ON")
+    )
+    begin = "BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE"
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -132,22 +143,29 @@ def _sqlite_engine(where: Target) -> AsyncEngine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            for pragma in ("journal_mode=WAL", "busy_timeout=5000", "foreign_keys=ON"):
+            for pragma in pragmas:
                 cursor.execute(f"PRAGMA {pragma}")
         finally:
             cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql(begin)
 
     return engine
 
 
-def _postgres_engine(where: Target, schema: str | None, timeout: float) -> AsyncEngine:
+def _postgres_engine(
+    where: Target, schema: str | None, timeout: float, *, read_only: bool = False
+) -> AsyncEngine:
     connect_args: dict[str, Any] = {"timeout": timeout}
+    server_settings: dict[str, str] = {}
     if schema is not None:
-        connect_args["server_settings"] = {"search_path": schema}
+        server_settings["search_path"] = schema
+    if read_only:  # a reader's transactions are READ ONLY: no row or table write locks
+        server_settings["default_transaction_read_only"] = "on"
+    if server_settings:
+        connect_args["server_settings"] = server_settings
     # room for a message guard (held across a Slack call) beside the queries it makes
     return create_async_engine(
         where.url, connect_args=connect_args, pool_pre_ping=True, pool_size=10, max_overflow=20
