@@ -133,7 +133,8 @@ def test_check_of_a_policy_nested_thousands_deep_is_one_line(
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
-        "novo-slack: policy.yml: nested deeper than 32 levels at line 33; a policy needs a handful\n"
+        "novo-slack: policy.yml: nested deeper than 32 levels at line 33;"
+        " a policy needs a handful\n"
     )
 
 
