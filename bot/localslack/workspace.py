@@ -20,7 +20,7 @@ from bot.localslack.paging import cursor, cursor_ts, in_range, int_arg, ts_arg
 from bot.localslack.people import People, dm_id
 from bot.localslack.records import Identity, SlackUser, StoredEphemeral, StoredMessage
 from bot.localslack.scopes import needed_scope
-from bot.localslack.threads import check_thread_ts, replies_page, thread_root
+from bot.localslack.threads import check_thread_ts, parent_api, replies_page, thread_root
 from bot.localslack.validation import check_message_text_total, validate_message_blocks
 from bot.localslack.wire import (
     SlackFailure,
@@ -254,7 +254,10 @@ class Workspace:
         latest = ts_arg(args, "latest")
         oldest = ts_arg(args, "oldest")
         before = cursor_ts(optional_str(args, "cursor"))
-        newest_first = list(reversed(self.messages(channel)))
+        # Slack lists a channel's own messages here, never the replies in their threads
+        # (those are conversations.replies'); a parent says it has some
+        shown = self.messages(channel)
+        newest_first = [m for m in reversed(shown) if m.thread_ts in (None, m.ts)]
         selected = [
             m
             for m in newest_first
@@ -266,7 +269,9 @@ class Workspace:
         next_cursor = cursor(page[-1].ts) if rest else ""
         return {
             "ok": True,
-            "messages": [m.to_api(include_metadata=metadata) for m in page],
+            "messages": [
+                parent_api(m, self.replies(channel, m.ts), metadata=metadata) for m in page
+            ],
             "has_more": bool(rest),
             "pin_count": 0,
             "response_metadata": {"next_cursor": next_cursor},

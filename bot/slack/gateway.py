@@ -168,6 +168,7 @@ class SlackGateway:
         *,
         event_type: str = METADATA_EVENT_TYPE,
         key: str = "interaction_id",
+        thread_ts: str | None = None,
     ) -> str | None:
         """The ts of a message we posted for `interaction_id`, found by its metadata
         (a step group's message: `event_type` and `key` name its group id).
@@ -176,16 +177,37 @@ class SlackGateway:
         searches from `oldest` (the claim time, less a margin) through every
         page since: a busy channel must not hide the earlier post. It is never
         an index: conversations.history is heavily rate-limited.
+
+        `thread_ts`: the message is a reply in that thread (a step group's card).
+        Slack's conversations.history lists a channel's own messages only, never
+        the replies in threads, so a reply is looked for with conversations.replies
+        of its parent; a parent that is gone holds no reply.
         """
         cursor: str | None = None
         while True:
-            response = await self.client.conversations_history(
-                channel=channel,
-                limit=HISTORY_PAGE,
-                include_all_metadata=True,
-                cursor=cursor,
-                oldest=slack_ts(oldest) if oldest is not None else None,
-            )
+            since = slack_ts(oldest) if oldest is not None else None
+            try:
+                if thread_ts is None:
+                    response = await self.client.conversations_history(
+                        channel=channel,
+                        limit=HISTORY_PAGE,
+                        include_all_metadata=True,
+                        cursor=cursor,
+                        oldest=since,
+                    )
+                else:
+                    response = await self.client.conversations_replies(
+                        channel=channel,
+                        ts=thread_ts,
+                        limit=HISTORY_PAGE,
+                        include_all_metadata=True,
+                        cursor=cursor,
+                        oldest=since,
+                    )
+            except SlackApiError as exc:
+                if thread_ts is not None and exc.response.get("error") == "thread_not_found":
+                    return None
+                raise
             messages: list[dict[str, Any]] = response.get("messages") or []
             for message in messages:
                 metadata = message.get("metadata") or {}

@@ -340,7 +340,9 @@ class SyncEngine:
         if tracked is None or tracked.state == "posted":
             return
         since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
-        where, ts = await self._publisher.find_posted(tracked.id, tracked.channel, since)
+        where, ts = await self._publisher.find_posted(
+            tracked.id, tracked.channel, since, group_id=tracked.group_id
+        )
         if ts is None:
             await self._publisher.post(tracked)
             return

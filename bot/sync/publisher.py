@@ -367,12 +367,27 @@ class MessagePublisher:
             return await send(compact_message(message, interaction_id))
 
     async def find_posted(
-        self, interaction_id: str, destination: str, since: datetime | None
+        self,
+        interaction_id: str,
+        destination: str,
+        since: datetime | None,
+        *,
+        group_id: str | None = None,
     ) -> tuple[str, str | None]:
         """Where its message to `destination` is posted (a user's DM by its own id), and
-        the ts of one already there (the crash window), found by metadata."""
+        the ts of one already there (the crash window), found by metadata.
+
+        A card of a step group is a reply in its group message's thread, so it is
+        looked for there; a group not posted yet has no card under it.
+        """
         where = await self._slack.conversation_for(destination)
-        return where, await self._slack.find_posted(where, interaction_id, since)
+        if group_id is None:
+            return where, await self._slack.find_posted(where, interaction_id, since)
+        group = await self._store.group(group_id)
+        if group is None or group.ts is None:
+            return where, None
+        found = await self._slack.find_posted(where, interaction_id, since, thread_ts=group.ts)
+        return where, found
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""

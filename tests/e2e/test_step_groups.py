@@ -7,7 +7,10 @@ message is kept true like the cards.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
 from tests.e2e.conftest import CHANNEL, Loop
@@ -124,3 +127,41 @@ async def test_approve_all_includes_only_what_the_clicker_may_decide(loop: Loop)
     for interaction_id in ids[1:]:
         assert (await loop.api_get_final(interaction_id))["decision"] == "allow"
     await loop.shows(group.ts, "Approve all (1)")
+
+
+async def test_a_card_posted_just_before_a_crash_is_found_in_its_thread_not_reposted(
+    loop: Loop,
+) -> None:
+    ids = await _siblings(loop, 3, "run_crash")
+    group = await _group(loop)
+    cards = await _cards_in_thread(loop, group.ts, 3)
+    await loop.bridge.stop()
+    # the crash window for a reply: the card is in the thread, the store never learned its ts
+    lost = ids[1]
+    with sqlite3.connect(loop.settings.db_path) as db:
+        changed = db.execute(
+            "UPDATE messages SET state = 'posting', ts = NULL"
+            " WHERE interaction_id = ? AND purpose = 'channel'",
+            (lost,),
+        ).rowcount
+    assert changed == 1
+    # as in Slack, the channel's history lists the group message, never its replies
+    client = AsyncWebClient(token=loop.slack.bot_token, base_url=loop.slack.api_url)
+    history = await client.conversations_history(channel=CHANNEL, include_all_metadata=True)
+    assert [m["ts"] for m in history["messages"]] == [group.ts]
+    assert history["messages"][0]["reply_count"] == 3
+    await loop.restart()
+
+    async def found_again() -> bool:
+        tracked = await loop.tracked(lost)
+        return tracked is not None and tracked.ts is not None
+
+    await wait_until(found_again, message="the card's ts recovered")
+    tracked = await loop.tracked(lost)
+    assert tracked is not None
+    card = next(c for c in cards if c.metadata["event_payload"]["interaction_id"] == lost)
+    assert tracked.ts == card.ts
+    in_thread = [m for m in loop.slack.replies(CHANNEL, group.ts) if m.metadata]
+    assert len(in_thread) == 3  # nothing posted twice
+    looked = loop.slack.calls("conversations.replies")
+    assert [c.args.get("ts") for c in looked] == [group.ts]
