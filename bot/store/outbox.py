@@ -118,11 +118,7 @@ class DecisionQueries(StoreBase):
         return queued(row) if row is not None else None
 
     async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
-        rows = await self._all(
-            select(decisions)
-            .where(_queued, _due(now))
-            .order_by(decisions.c.id)
-        )
+        rows = await self._all(select(decisions).where(_queued, _due(now)).order_by(decisions.c.id))
         return [queued(r) for r in rows]
 
     async def claim_due(self, decision_id: int, now: datetime, lease_until: datetime) -> bool:
