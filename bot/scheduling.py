@@ -40,6 +40,7 @@ from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
+from bot.store import StoreFileError
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class BridgeJobs:
         self._idle.set()
         self._stopping = False
         self._watch: asyncio.Task[None] | None = None
+        self._store_lost = False  # said once: every job would say it every tick
         self.last_poll_ok: float | None = None  # time.monotonic() of the last good poll
 
     async def _run(self, body: Callable[[], Awaitable[None]]) -> None:
@@ -107,6 +109,11 @@ class BridgeJobs:
         self._idle.clear()
         try:
             await body()
+        except StoreFileError as exc:
+            # /readyz fails and clicks are refused; one line is enough for the log
+            if not self._store_lost:
+                self._store_lost = True
+                log.error("%s", exc)
         except asyncio.CancelledError:
             if not self._stopping:
                 raise

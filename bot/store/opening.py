@@ -20,7 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from bot.store.errors import StoreOpenError
+from bot.store.errors import StoreFileError, StoreOpenError
 from bot.store.filelock import PRIVATE, FileLock
 from bot.store.migrate import SchemaError
 from bot.store.target import Target, parse_target
@@ -29,11 +29,31 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 SQLITE_SIDECARS = ("-wal", "-shm")
 
 
+FileIdentity = tuple[int, int]
+"""A SQLite file's (device, inode): another file at the same path has another one."""
+
+
 @dataclass
 class Opened:
     engine: AsyncEngine
     target: Target
     lock: FileLock | None
+    file_id: FileIdentity | None = None
+
+    def file_problem(self) -> str | None:
+        """What happened to the SQLite file since it was opened, or None (PostgreSQL too)."""
+        path = self.target.path
+        if path is None or self.file_id is None:
+            return None
+        try:
+            now = path.stat()
+        except FileNotFoundError:
+            return "was deleted"
+        except OSError as exc:
+            return f"can't be looked at ({exc.strerror or exc})"
+        if (now.st_dev, now.st_ino) != self.file_id:
+            return "was replaced by another file"
+        return None
 
     async def close(self) -> None:
         try:
@@ -75,9 +95,13 @@ async def open_engine(
             engine = _postgres_engine(where, schema, connect_timeout, read_only=not exclusive)
         async with engine.begin() as connection:
             await prepare(connection)
+        opened = Opened(engine, where, lock)
         if where.path is not None:
             _make_private(where.path)
-        return Opened(engine, where, lock)
+            found = where.path.stat()
+            opened.file_id = (found.st_dev, found.st_ino)
+            _refuse_writes_once_moved(opened)
+        return opened
     except BaseException as exc:
         if engine is not None:
             await engine.dispose()
@@ -153,6 +177,26 @@ def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
         connection.exec_driver_sql(begin)
 
     return engine
+
+
+_READS = ("SELECT", "PRAGMA", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def _refuse_writes_once_moved(opened: Opened) -> None:
+    """Every write raises StoreFileError once the SQLite file is not the one opened.
+
+    SQLite goes on writing to a deleted file (its inode lives while it is open),
+    so a decision would be "saved" where no restart ever finds it. Reads go on
+    (they show what was there); a stat per write is the whole cost.
+    """
+
+    @event.listens_for(opened.engine.sync_engine, "before_cursor_execute")
+    def _check(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip()[:9].upper().startswith(_READS):
+            return
+        problem = opened.file_problem()
+        if problem is not None:
+            raise StoreFileError(opened.target.shown, problem)
 
 
 def _postgres_engine(

@@ -39,7 +39,7 @@ from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import relative_deadline
-from bot.store import Store, TrackedInteraction, stored_form
+from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.sync.copies import CopyPoster
 from bot.sync.grouping import form_groups
 from bot.sync.publisher import MessagePublisher
@@ -59,7 +59,7 @@ HOLD_MAX_SECONDS = 60.0
 
 # Failures of the outside world: logged in one line. Anything else is a bug and
 # gets its traceback, but still holds back only the one interaction.
-EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError)
+EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError, StoreFileError)
 
 
 def _posting(interaction_id: str) -> str:
