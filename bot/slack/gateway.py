@@ -29,12 +29,14 @@ from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.slack.ids import METADATA_EVENT_TYPE
 from bot.slack.render.context import RenderedMessage
 
 log = logging.getLogger(__name__)
 
+RESPOND_SECONDS = 10  # a response_url post: a notice, never a decision, waits no longer
 RATE_LIMIT_RETRIES = 5
 SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
@@ -159,6 +161,33 @@ class SlackGateway:
 
     async def post_ephemeral(self, channel: str, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
+
+    async def respond(
+        self,
+        response_url: str,
+        text: str,
+        blocks: list[dict[str, Any]] | None = None,
+        *,
+        replace_original: bool = False,
+    ) -> bool:
+        """Post to a click's response_url (shown only to the clicker; `replace_original`:
+        in place of the message clicked in). False when Slack did not take it (expired,
+        used five times, refused): the caller has another way or logs the loss."""
+        client = AsyncWebhookClient(response_url, timeout=RESPOND_SECONDS)
+        try:
+            answer = await client.send(
+                text=text,
+                blocks=blocks,
+                response_type="ephemeral",
+                replace_original=replace_original,
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("a response_url post got no answer: %r", exc)
+            return False
+        if answer.status_code != 200:
+            log.warning("Slack refused a response_url post: %s %s", answer.status_code, answer.body)
+            return False
+        return True
 
     async def find_posted(
         self,
