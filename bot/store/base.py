@@ -26,6 +26,13 @@ Insert = postgresql.Insert | sqlite.Insert
 T = TypeVar("T")
 
 
+def insert_for(connection: AsyncConnection, table: Table) -> Insert:
+    """The `insert` carrying ON CONFLICT in the dialect of `connection`."""
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
 class StoreBase:
     def __init__(self, opened: Opened) -> None:
         self._opened = opened

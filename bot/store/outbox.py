@@ -117,6 +117,16 @@ class DecisionQueries(StoreBase):
         )
         return queued(row) if row is not None else None
 
+    async def open_decisions(self, interaction_ids: Sequence[str]) -> dict[str, QueuedDecision]:
+        """The open decision of each of these that has one, in one query (a step group's
+        message shows every member: one read per member would make it quadratic)."""
+        if not interaction_ids:
+            return {}
+        rows = await self._all(
+            select(decisions).where(decisions.c.interaction_id.in_(list(interaction_ids)), _queued)
+        )
+        return {str(r["interaction_id"]): queued(r) for r in rows}
+
     async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
         rows = await self._all(select(decisions).where(_queued, _due(now)).order_by(decisions.c.id))
         return [queued(r) for r in rows]

@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
+from sqlalchemy import event
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
 from tests.e2e.conftest import CHANNEL, Loop
@@ -165,3 +166,38 @@ async def test_a_card_posted_just_before_a_crash_is_found_in_its_thread_not_repo
     assert len(in_thread) == 3  # nothing posted twice
     looked = loop.slack.calls("conversations.replies")
     assert [c.args.get("ts") for c in looked] == [group.ts]
+
+
+async def test_a_big_group_takes_turns_with_an_unrelated_approval(loop: Loop) -> None:
+    await loop.restart(post_rate=10.0)
+    ids = await _siblings(loop, 30, "run_wide", expiresInSeconds=600)
+    group = await _group(loop)
+    await _cards_in_thread(loop, group.ts, 3)  # the group's cards are going out
+    unrelated = await loop.create("approval_request", toolName="read_logs", expiresInSeconds=3600)
+    await loop.shown(unrelated["id"])
+    await _cards_in_thread(loop, group.ts, 30)
+    order = [
+        c.args["metadata"]["event_payload"].get("interaction_id")
+        for c in loop.slack.calls("chat.postMessage")
+        if c.ok and isinstance(c.args.get("metadata"), dict)
+    ]
+    cards_after = [i for i in order[order.index(unrelated["id"]) :] if i in ids]
+    # it waited behind at most a card or two, not behind the 27 still queued
+    assert len(cards_after) >= 20, order
+
+    # the group message of 30 members re-renders in a few store reads, not several each
+    services = loop.bridge.services
+    assert services is not None
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    engine = services.store._engine.sync_engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        await services.publisher.groups.refresh(group.metadata["event_payload"]["group_id"])
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(reads) <= 6, [r[:60] for r in reads]  # was several for each member

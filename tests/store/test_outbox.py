@@ -129,3 +129,15 @@ async def test_a_plan_beyond_any_backoff_is_due_at_once_after_the_clock_steps_ba
 
 def test_no_plan_reaches_the_horizon() -> None:
     assert PLAN_HORIZON.total_seconds() / 2 > REDELIVERY_MAX_SECONDS + DELIVERY_LEASE_SECONDS
+
+
+async def test_open_decisions_of_many_in_one_read(store: Store) -> None:
+    for id_ in ("int_1", "int_2", "int_3"):
+        await store.claim_for_posting(interaction(id_), "C1", NOW)
+    first = await store.enqueue_decision("int_1", *decision("U1", "int_1"), LEASE)
+    closed = await store.enqueue_decision("int_3", *decision("U1", "int_3"), LEASE)
+    assert first is not None and closed is not None
+    await store.finish_decision(closed.id, "delivered", NOW)
+    found = await store.open_decisions(["int_1", "int_2", "int_3"])
+    assert {k: v.id for k, v in found.items()} == {"int_1": first.id}
+    assert await store.open_decisions([]) == {}
