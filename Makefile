@@ -48,6 +48,7 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.clicks
 	$(BIN)/python -m bench.batch
 	$(BIN)/python -m bench.redaction
+	$(BIN)/python -m bench.big_group
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -22,6 +22,9 @@ from bot.store.audit import AuditEntry
 _SPAN = re.compile(r"(\d+)\s*(m|h|d)")
 _UNIT = {"m": "minutes", "h": "hours", "d": "days"}
 CSV_FIELDS = ("id", "at", "event", "interaction_id", "actor_id", "detail")
+# A spreadsheet reads a cell starting with one of these as a formula (CSV injection):
+# OWASP's rule is to prefix such a cell with a single quote, which shows it as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def parse_since(text: str) -> timedelta:
@@ -30,6 +33,11 @@ def parse_since(text: str) -> timedelta:
     if match is None or int(match.group(1)) <= 0:
         raise ValueError(f"{text!r}: use a span such as 30m, 24h or 7d")
     return timedelta(**{_UNIT[match.group(2)]: int(match.group(1))})
+
+
+def neutralised(cell: str) -> str:
+    """A CSV cell no spreadsheet runs: ids come from Novo and may start with `=`."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
 def _row(entry: AuditEntry) -> dict[str, str]:
@@ -57,7 +65,7 @@ class EntryWriter:
         for entry in entries:
             row = _row(entry)
             if self._csv is not None:
-                self._csv.writerow(row)
+                self._csv.writerow({name: neutralised(value) for name, value in row.items()})
             else:
                 line = json.dumps({**row, "detail": entry.detail}, ensure_ascii=False)
                 self._out.write(line + "\n")
@@ -72,9 +80,15 @@ async def export_audit(
     fmt: str = "jsonl",
     out: TextIO | None = None,
     now: datetime | None = None,
+    schema: str | None = None,
 ) -> int:
-    """Print the trail; raises StoreOpenError (one line) when the store can't be read."""
-    store = await Store.open_reader(target)
+    """Print the trail; raises StoreOpenError (one line) when the store can't be read.
+
+    The reads take no write lock (see `Store.open_reader`): a bridge writing
+    meanwhile neither blocks the export nor is blocked by it. CSV cells that a
+    spreadsheet would run as a formula are neutralised (JSON lines are as written).
+    """
+    store = await Store.open_reader(target, schema=schema)
     try:
         start = (now or datetime.now(UTC)) - since if since is not None else None
         writer = EntryWriter(fmt, out or sys.stdout)

@@ -78,6 +78,8 @@ class Settings(LogSettings):
     config_path: Path | None = Field(default=None, alias="NOVO_SLACK_CONFIG")
     # how long the audit trail keeps an entry; older ones are pruned daily
     audit_days: int = Field(default=90, alias="NOVO_SLACK_AUDIT_DAYS", ge=1, le=36500)
+    # free disk beside a SQLite store under which /readyz fails
+    min_free_mb: int = Field(default=50, alias="NOVO_SLACK_MIN_FREE_MB", ge=0, le=10**9)
 
     @field_validator("slack_bot_token")
     @classmethod

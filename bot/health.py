@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,9 +33,10 @@ from bot.sync.engine import SyncEngine
 
 log = logging.getLogger(__name__)
 
+MEBIBYTE = 1024 * 1024
 STALE_POLL_INTERVALS = 3  # a poll older than this many intervals means polling is stuck
 UNREADABLE_SHOWN = 20  # ids named in the answer; the metric counts them all
-# A lease nobody ever holds: deleting it is a write that changes nothing.
+# A lease nobody ever holds: written, read back and removed by every probe.
 WRITE_PROBE_LEASE = "readiness-probe"
 
 
@@ -54,13 +56,14 @@ class Running:
     poll_seconds: float
     slack: Check
     socket: Callable[[], Awaitable[Check]] | None = None
+    min_free_mb: int = 50
 
 
 async def readiness(running: Running) -> tuple[bool, dict[str, Any]]:
     """(ready, the JSON body): every check by name, with what it saw."""
     checks = {
         "poll": await _poll_check(running.jobs, running.store, running.poll_seconds),
-        "store": await _store_check(running.store),
+        "store": await store_check(running.store, running.min_free_mb),
         "slack": running.slack,
     }
     if running.socket is not None:
@@ -90,12 +93,26 @@ async def _poll_check(jobs: BridgeJobs, store: Store, poll_seconds: float) -> Ch
     return Check(ok, f"last successful poll {age:.1f}s ago")
 
 
-async def _store_check(store: Store) -> Check:
+async def store_check(store: Store, min_free_mb: int) -> Check:
+    """The store as it is: its file still the one opened, a row really written and read
+    back, and room on the disk for the next decision (SQLite; PostgreSQL's disk is the
+    server's to watch)."""
+    problem = store.file_problem()
+    if problem is not None:
+        return Check(False, f"the store file {store.shown} {problem}; restart the bridge")
     try:
-        await store.release_lease(WRITE_PROBE_LEASE, WRITE_PROBE_LEASE)
+        await store.probe_write(WRITE_PROBE_LEASE, uuid.uuid4().hex, datetime.now(UTC))
     except Exception as exc:
         return Check(False, f"store not writable: {type(exc).__name__}: {str(exc)[:200]}")
-    return Check(True, f"{store.engine_name} store {store.shown} takes writes")
+    free = store.free_bytes()
+    if free is not None and free < min_free_mb * MEBIBYTE:
+        return Check(
+            False,
+            f"{free / MEBIBYTE:.0f} MB free beside {store.shown}, under the"
+            f" {min_free_mb} MB NOVO_SLACK_MIN_FREE_MB asks for",
+        )
+    room = f", {free / MEBIBYTE:.0f} MB free" if free is not None else ""
+    return Check(True, f"{store.engine_name} store {store.shown} takes writes{room}")
 
 
 Probe = Callable[[], "Running | None"]

@@ -232,6 +232,7 @@ class Bridge:
             poll_seconds=self.settings.poll_seconds,
             slack=slack,
             socket=_socket_check(socket) if socket is not None else None,
+            min_free_mb=self.settings.min_free_mb,
         )
 
     async def __aenter__(self) -> Self:

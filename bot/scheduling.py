@@ -35,10 +35,12 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.clock_steps import ClockStepWatch, replan_jobs
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
+from bot.store import StoreFileError
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,8 @@ class BridgeJobs:
         self._idle = asyncio.Event()
         self._idle.set()
         self._stopping = False
+        self._watch: asyncio.Task[None] | None = None
+        self._store_lost = False  # said once: every job would say it every tick
         self.last_poll_ok: float | None = None  # time.monotonic() of the last good poll
 
     async def _run(self, body: Callable[[], Awaitable[None]]) -> None:
@@ -105,6 +109,11 @@ class BridgeJobs:
         self._idle.clear()
         try:
             await body()
+        except StoreFileError as exc:
+            # /readyz fails and clicks are refused; one line is enough for the log
+            if not self._store_lost:
+                self._store_lost = True
+                log.error("%s", exc)
         except asyncio.CancelledError:
             if not self._stopping:
                 raise
@@ -127,6 +136,8 @@ class BridgeJobs:
         recording its ts is found again by the crash-window search.
         """
         self._stopping = True
+        if self._watch is not None:
+            self._watch.cancel()
         running = set(self._running)
         if running:
             _, late = await asyncio.wait(running, timeout=timeout)
@@ -261,7 +272,11 @@ class BridgeJobs:
             log.info("pruned %d audit entries older than %d days", dropped, self._audit_days)
 
     def install(self, scheduler: AsyncIOScheduler) -> None:
+        """Add every job; a watch re-plans them when the wall clock steps (APScheduler
+        plans in wall-clock time: a step back would hold every job that long)."""
         self._scheduler = scheduler
+        watch = ClockStepWatch(lambda _step: replan_jobs(scheduler))
+        self._watch = asyncio.get_running_loop().create_task(watch.run())
         common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
         jobs: list[tuple[Callable[[], Awaitable[None]], float, str]] = [
             (self.hold_lease, self._poll_seconds, "lease"),

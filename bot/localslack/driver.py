@@ -143,7 +143,7 @@ class SlackDriver:
             "channel": {"id": ephemeral.channel, "name": self._channel_name(ephemeral.channel)},
             "state": {"values": {}},
             "response_url": self.slack.issue_response_url(
-                ephemeral.channel, ephemeral.ts, user_id=ephemeral.user
+                ephemeral.channel, ephemeral.ts, user_id=ephemeral.user, ephemeral=True
             ),
             "actions": [action(block, element, self._ts())],
         }

@@ -151,7 +151,8 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class StoredEphemeral:
-    """An ephemeral message; `via` is "api" (chat.postEphemeral) or "response_url"."""
+    """An ephemeral message; `via` is "api" (chat.postEphemeral) or "response_url";
+    `replaced` counts replace_original posts to a response_url of a click in it."""
 
     channel: str
     user: str
@@ -159,6 +160,7 @@ class StoredEphemeral:
     text: str
     blocks: list[dict[str, Any]]
     via: str = "api"
+    replaced: int = 0
 
 
 @dataclass

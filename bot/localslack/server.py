@@ -173,7 +173,8 @@ class LocalSlack:
         self.scopes = tuple(scopes)
 
     def remove_bot_from(self, channel: str) -> None:
-        """The bot is not a member of `channel` (conversations.info says `is_member: false`)."""
+        """The bot is not a member of `channel`: conversations.info says `is_member: false`
+        and chat.postEphemeral there answers `not_in_channel`."""
         self._workspace.not_member_of.add(self._workspace.resolve_channel(channel))
 
     def serve_socket(self) -> None:
@@ -223,9 +224,11 @@ class LocalSlack:
         return self._workspace.views.issue_trigger(user_id=user, view_id=view_id)
 
     def issue_response_url(
-        self, channel: str, message_ts: str, *, user_id: str | None = None
+        self, channel: str, message_ts: str, *, user_id: str | None = None, ephemeral: bool = False
     ) -> str:
-        token = self._workspace.issue_response_url(channel, message_ts, user_id)
+        token = self._workspace.issue_response_url(
+            channel, message_ts, user_id, ephemeral=ephemeral
+        )
         return f"{self.url}/_response/{token}"
 
     def rate_limit_post_message(self, channel: str, *, count: int, retry_after: int = 1) -> None:

@@ -54,7 +54,9 @@ def replies_page(
     page, rest = shown[:limit], shown[limit:]
     metadata = truthy(args.get("include_all_metadata"))
     messages = [
-        _parent_api(m, replies, metadata) if m is parent else _reply_api(m, parent, metadata)
+        parent_api(m, replies, metadata=metadata)
+        if m is parent
+        else _reply_api(m, parent, metadata)
         for m in page
     ]
     return {
@@ -65,9 +67,10 @@ def replies_page(
     }
 
 
-def _parent_api(
-    parent: StoredMessage, replies: Sequence[StoredMessage], metadata: bool
+def parent_api(
+    parent: StoredMessage, replies: Sequence[StoredMessage], *, metadata: bool
 ) -> dict[str, Any]:
+    """A thread's parent as history and replies show it: with its thread's counts."""
     message = parent.to_api(include_metadata=metadata)
     if replies:
         users = list(dict.fromkeys(r.user for r in replies))

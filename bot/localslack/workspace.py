@@ -11,7 +11,7 @@ import itertools
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -20,7 +20,7 @@ from bot.localslack.paging import cursor, cursor_ts, in_range, int_arg, ts_arg
 from bot.localslack.people import People, dm_id
 from bot.localslack.records import Identity, SlackUser, StoredEphemeral, StoredMessage
 from bot.localslack.scopes import needed_scope
-from bot.localslack.threads import check_thread_ts, replies_page, thread_root
+from bot.localslack.threads import check_thread_ts, parent_api, replies_page, thread_root
 from bot.localslack.validation import check_message_text_total, validate_message_blocks
 from bot.localslack.wire import (
     SlackFailure,
@@ -57,6 +57,7 @@ class _ResponseUrl:
     user_id: str | None
     issued_at: float
     uses: int = 0
+    ephemeral: bool = False  # a click in an ephemeral: replace_original replaces that one
 
 
 class Workspace:
@@ -139,12 +140,23 @@ class Workspace:
 
     # ------------------------------------------------------------------ response_url
 
-    def issue_response_url(self, channel: str, message_ts: str, user_id: str | None) -> str:
+    def issue_response_url(
+        self, channel: str, message_ts: str, user_id: str | None, *, ephemeral: bool = False
+    ) -> str:
+        """A response_url for an interaction with the message at `message_ts` (an
+        ephemeral one, shown to `user_id` only, when `ephemeral`). It works in any
+        channel, the bot a member or not, as Slack's does."""
         token = secrets.token_urlsafe(16)
         self._response_urls[token] = _ResponseUrl(
-            self.resolve_channel(channel), message_ts, user_id, self._clock()
+            self.resolve_channel(channel), message_ts, user_id, self._clock(), ephemeral=ephemeral
         )
         return token
+
+    def _ephemeral(self, url: _ResponseUrl) -> StoredEphemeral | None:
+        for shown in self.ephemerals:
+            if (shown.channel, shown.ts, shown.user) == (url.channel, url.message_ts, url.user_id):
+                return shown
+        return None
 
     def respond(self, token: str, body: object) -> dict[str, Any]:
         """A post to a response_url, applied as Slack applies it."""
@@ -157,10 +169,19 @@ class Workspace:
             raise SlackFailure("invalid_payload", status=400)
         url.uses += 1
         if truthy(body.get("delete_original")):
+            if url.ephemeral:
+                self.ephemerals = [e for e in self.ephemerals if e is not self._ephemeral(url)]
+                return {"ok": True}
             self._messages.get(url.channel, {}).pop(url.message_ts, None)
             return {"ok": True}
         text, blocks = self._content(body, status=400)
-        if truthy(body.get("replace_original")):
+        if truthy(body.get("replace_original")) and url.ephemeral:
+            shown = self._ephemeral(url)
+            if shown is None:
+                raise SlackFailure("message_not_found", status=404)
+            now = replace(shown, text=text or "", blocks=blocks or [], replaced=shown.replaced + 1)
+            self.ephemerals[self.ephemerals.index(shown)] = now
+        elif truthy(body.get("replace_original")):
             message = self.message(url.channel, url.message_ts)
             if message is None:
                 raise SlackFailure("message_not_found", status=404)
@@ -229,6 +250,8 @@ class Workspace:
 
     def _post_ephemeral(self, args: Mapping[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(args.get("channel"))
+        if channel in self.not_member_of:  # unlike a response_url, this needs the bot there
+            raise SlackFailure("not_in_channel")
         user = required_str(args, "user", error="user_not_found")
         if user not in self.users:
             raise SlackFailure("user_not_found")
@@ -254,7 +277,10 @@ class Workspace:
         latest = ts_arg(args, "latest")
         oldest = ts_arg(args, "oldest")
         before = cursor_ts(optional_str(args, "cursor"))
-        newest_first = list(reversed(self.messages(channel)))
+        # Slack lists a channel's own messages here, never the replies in their threads
+        # (those are conversations.replies'); a parent says it has some
+        shown = self.messages(channel)
+        newest_first = [m for m in reversed(shown) if m.thread_ts in (None, m.ts)]
         selected = [
             m
             for m in newest_first
@@ -266,7 +292,9 @@ class Workspace:
         next_cursor = cursor(page[-1].ts) if rest else ""
         return {
             "ok": True,
-            "messages": [m.to_api(include_metadata=metadata) for m in page],
+            "messages": [
+                parent_api(m, self.replies(channel, m.ts), metadata=metadata) for m in page
+            ],
             "has_more": bool(rest),
             "pin_count": 0,
             "response_metadata": {"next_cursor": next_cursor},

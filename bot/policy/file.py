@@ -38,6 +38,10 @@ from bot.redaction.rules import RedactionRules, Reveal, check_key, compile_patte
 # Interaction fields a link template may use, by their wire names.
 LINK_FIELDS = frozenset({"id", "runId", "rootRunId", "threadId", "agentId", "toolCallId"})
 KNOWN_KEYS = frozenset({"agents", "links", "defaults", "rules", "digest"})
+# The deepest a real policy goes is about six levels (rules → a rule → escalate →
+# to → users → a user); PyYAML and pydantic recurse once per level, so a file nested
+# thousands deep would end in a RecursionError rather than a line naming the place.
+MAX_NESTING = 32
 
 
 class PolicyError(Exception):
@@ -341,6 +345,7 @@ def load_policy(path: Path | None) -> PolicyFile:
     except OSError as exc:
         raise PolicyError(f"{path}: can't be read ({exc.strerror or exc})") from None
     try:
+        _check_nesting(text, path.name)
         data: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -357,6 +362,23 @@ def load_policy(path: Path | None) -> PolicyFile:
         return PolicyFile.model_validate(data)
     except ValidationError as exc:
         raise PolicyError(f"{path.name}: {_first_error(exc)}") from None
+
+
+def _check_nesting(text: str, name: str) -> None:
+    """PolicyError when collections nest deeper than MAX_NESTING, found by reading the
+    YAML as a flat stream of events (no recursion), before anything is built from it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                line = event.start_mark.line + 1 if event.start_mark is not None else 0
+                raise PolicyError(
+                    f"{name}: nested deeper than {MAX_NESTING} levels at line {line};"
+                    " a policy needs a handful"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
-from bot.store.errors import TooLate
+from bot.store.errors import StoreFileError, TooLate
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +107,11 @@ async def before_ack(
         return DecisionOutcome(
             OutcomeKind.REJECTED, SLOW_SLACK_TEXT if stage.asking_slack else NOT_SAVED_TEXT
         )
+    except (StoreFileError, SQLAlchemyError, OSError) as exc:
+        log.warning("nothing recorded: the store failed before the ack: %s", exc)
+        return DecisionOutcome(OutcomeKind.REJECTED, NOT_SAVED_TEXT)
     except Exception:
-        log.exception("nothing recorded: the store failed before the ack")
+        log.exception("nothing recorded: handling the click failed before the ack")
         return DecisionOutcome(OutcomeKind.REJECTED, NOT_SAVED_TEXT)
     finally:
         await window()

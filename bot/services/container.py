@@ -98,7 +98,7 @@ class Services:
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
             forms=FormService(store, slack, gate=gate),
-            presenter=Presenter(store, slack),
+            presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),
             reminders=ReminderService(store, slack, publisher, policy, clock),
             snoozes=SnoozeService(store, slack, publisher, clock),

@@ -29,12 +29,14 @@ from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.slack.ids import METADATA_EVENT_TYPE
 from bot.slack.render.context import RenderedMessage
 
 log = logging.getLogger(__name__)
 
+RESPOND_SECONDS = 10  # a response_url post: a notice, never a decision, waits no longer
 RATE_LIMIT_RETRIES = 5
 SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
@@ -160,6 +162,33 @@ class SlackGateway:
     async def post_ephemeral(self, channel: str, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
 
+    async def respond(
+        self,
+        response_url: str,
+        text: str,
+        blocks: list[dict[str, Any]] | None = None,
+        *,
+        replace_original: bool = False,
+    ) -> bool:
+        """Post to a click's response_url (shown only to the clicker; `replace_original`:
+        in place of the message clicked in). False when Slack did not take it (expired,
+        used five times, refused): the caller has another way or logs the loss."""
+        client = AsyncWebhookClient(response_url, timeout=RESPOND_SECONDS)
+        try:
+            answer = await client.send(
+                text=text,
+                blocks=blocks,
+                response_type="ephemeral",
+                replace_original=replace_original,
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("a response_url post got no answer: %r", exc)
+            return False
+        if answer.status_code != 200:
+            log.warning("Slack refused a response_url post: %s %s", answer.status_code, answer.body)
+            return False
+        return True
+
     async def find_posted(
         self,
         channel: str,
@@ -168,6 +197,7 @@ class SlackGateway:
         *,
         event_type: str = METADATA_EVENT_TYPE,
         key: str = "interaction_id",
+        thread_ts: str | None = None,
     ) -> str | None:
         """The ts of a message we posted for `interaction_id`, found by its metadata
         (a step group's message: `event_type` and `key` name its group id).
@@ -176,16 +206,37 @@ class SlackGateway:
         searches from `oldest` (the claim time, less a margin) through every
         page since: a busy channel must not hide the earlier post. It is never
         an index: conversations.history is heavily rate-limited.
+
+        `thread_ts`: the message is a reply in that thread (a step group's card).
+        Slack's conversations.history lists a channel's own messages only, never
+        the replies in threads, so a reply is looked for with conversations.replies
+        of its parent; a parent that is gone holds no reply.
         """
         cursor: str | None = None
         while True:
-            response = await self.client.conversations_history(
-                channel=channel,
-                limit=HISTORY_PAGE,
-                include_all_metadata=True,
-                cursor=cursor,
-                oldest=slack_ts(oldest) if oldest is not None else None,
-            )
+            since = slack_ts(oldest) if oldest is not None else None
+            try:
+                if thread_ts is None:
+                    response = await self.client.conversations_history(
+                        channel=channel,
+                        limit=HISTORY_PAGE,
+                        include_all_metadata=True,
+                        cursor=cursor,
+                        oldest=since,
+                    )
+                else:
+                    response = await self.client.conversations_replies(
+                        channel=channel,
+                        ts=thread_ts,
+                        limit=HISTORY_PAGE,
+                        include_all_metadata=True,
+                        cursor=cursor,
+                        oldest=since,
+                    )
+            except SlackApiError as exc:
+                if thread_ts is not None and exc.response.get("error") == "thread_not_found":
+                    return None
+                raise
             messages: list[dict[str, Any]] = response.get("messages") or []
             for message in messages:
                 metadata = message.get("metadata") or {}

@@ -7,6 +7,13 @@ log. This aiohttp middleware sits in front of Bolt's handler and checks, in
 order: a signature is there (401), the body is not oversized (400), the
 signature is right and fresh (401), the body is what Slack sends (400).
 Each refusal logs one line at DEBUG: a flood costs nothing to the log.
+
+One request is answered here whether signed or not: Slack's `ssl_check`
+(a form body `ssl_check=1&token=…`, sent to a slash command's Request URL to
+check its certificate, without a signature) gets the 200 Slack asks for, as
+Bolt's own `SslCheck` would answer it. It carries nothing and decides
+nothing. `url_verification` (Events API, signed) goes on to Bolt, which
+echoes its `challenge`; everything else unsigned is refused.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ def slack_request_guard(signing_secret: str, path: str) -> Middleware:
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path != path or request.method != "POST":
             return await handler(request)
+        if await _is_ssl_check(request):
+            log.debug("answered Slack's ssl_check on %s", path)
+            return web.Response(status=200, text="")
         refusal = await _refusal(request, verifier)
         if refusal is not None:
             status, why = refusal
@@ -47,6 +57,22 @@ def slack_request_guard(signing_secret: str, path: str) -> Middleware:
         return await handler(request)
 
     return guard
+
+
+SSL_CHECK_MAX_BYTES = 1024  # `ssl_check=1&token=…`: anything longer is not one
+
+
+async def _is_ssl_check(request: web.Request) -> bool:
+    """Slack's certificate check: a small form body with `ssl_check=1` and no payload."""
+    length = request.content_length
+    if request.content_type != FORM or length is None or length > SSL_CHECK_MAX_BYTES:
+        return False
+    body = await request.read()  # aiohttp keeps it: Bolt (or `_refusal`) reads it again
+    try:
+        form = parse_qs(body.decode("ascii"), keep_blank_values=True, max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return form.get("ssl_check") == ["1"] and "payload" not in form and "command" not in form
 
 
 async def _refusal(request: web.Request, verifier: SignatureVerifier) -> tuple[int, str] | None:

@@ -1,6 +1,6 @@
 """Durable state of the bridge: which message shows which interaction, and decisions in flight."""
 
-from bot.store.errors import StoreLockedError, StoreOpenError
+from bot.store.errors import StoreFileError, StoreLockedError, StoreOpenError
 from bot.store.records import dump_record as stored_form
 from bot.store.repository import Store
 from bot.store.rows import (
@@ -18,6 +18,7 @@ __all__ = [
     "Snooze",
     "StepGroup",
     "Store",
+    "StoreFileError",
     "StoreLockedError",
     "StoreOpenError",
     "TakenStep",

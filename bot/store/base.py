@@ -10,6 +10,7 @@ connection mid-query, and `close` waits for what is still running.
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,6 +26,13 @@ from bot.store.rows import Show
 
 Insert = postgresql.Insert | sqlite.Insert
 T = TypeVar("T")
+
+
+def insert_for(connection: AsyncConnection, table: Table) -> Insert:
+    """The `insert` carrying ON CONFLICT in the dialect of `connection`."""
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 class StoreBase:
@@ -52,6 +60,15 @@ class StoreBase:
     def shown(self) -> str:
         """Where the data lives, password masked: fit for logs."""
         return self._opened.target.shown
+
+    def file_problem(self) -> str | None:
+        """What became of the SQLite file since it was opened (deleted, replaced), or None."""
+        return self._opened.file_problem()
+
+    def free_bytes(self) -> int | None:
+        """Free space where the SQLite file lives; None on PostgreSQL (the server's disk)."""
+        path = self._opened.target.path
+        return None if path is None else shutil.disk_usage(path.parent).free
 
     def _insert(self, table: Table) -> Insert:
         if self.engine_name == "postgresql":

@@ -66,6 +66,27 @@ class CoordinationQueries(StoreBase):
             == 1
         )
 
+    async def probe_write(self, name: str, token: str, now: datetime) -> None:
+        """Write a row, read it back and remove it, in one transaction (readiness).
+
+        Raises when the store does not take the write or gives back something else:
+        a check that only ran a statement could pass on a store that keeps nothing.
+        """
+
+        async def work(connection: AsyncConnection) -> None:
+            await connection.execute(delete(leases).where(leases.c.name == name))
+            await connection.execute(
+                leases.insert().values(name=name, holder=token, expires_at=now, acquired_at=now)
+            )
+            found = (
+                await connection.execute(select(leases.c.holder).where(leases.c.name == name))
+            ).scalar_one_or_none()
+            await connection.execute(delete(leases).where(leases.c.name == name))
+            if found != token:
+                raise RuntimeError(f"wrote {token!r}, read back {found!r}")
+
+        await self._transaction(work)
+
     async def lease_holder(self, name: str, now: datetime) -> str | None:
         row = await self._first(
             select(leases.c.holder).where(leases.c.name == name, leases.c.expires_at > now)

@@ -4,6 +4,9 @@
      │                    directory, unreachable server, bad URL, …)
      └── StoreLockedError another process already owns this SQLite file
 
+    StoreFileError        the SQLite file this process opened was deleted or
+                          replaced under it (raised by every transaction after)
+
 Both are raised by `Store.open` after everything it started (connections, the
 SQLite thread, the file lock) has been let go, so a process that prints the
 message and returns does exit.
@@ -45,6 +48,23 @@ class TooLate(Exception):
     Whoever asked has already told the person nothing was saved: committing it
     anyway would apply a decision they were told did not go through.
     """
+
+
+class StoreFileError(Exception):
+    """The SQLite file open in this process is no longer the one at its path.
+
+    SQLite goes on writing to a deleted file (the kernel keeps the inode while
+    it is open), so without this a decision would be "saved" where nobody can
+    ever read it again. Every transaction refuses instead, naming the fix.
+    """
+
+    def __init__(self, where: str, what: str) -> None:
+        self.where = where
+        self.what = what
+        super().__init__(
+            f"{SETTING}: {where} {what} under the running bridge; nothing more is written"
+            " to it: restore the file or restart the bridge"
+        )
 
 
 def _one_line(text: str) -> str:

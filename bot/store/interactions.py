@@ -8,7 +8,7 @@ check-then-act.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy import and_, case, or_, select, update
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
 from bot.novo.models import Interaction
-from bot.store.base import StoreBase
+from bot.store.base import StoreBase, insert_for
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import TrackedInteraction, tracked
 from bot.store.schema import COPY, PRIMARY, interactions, messages
@@ -52,47 +52,33 @@ class InteractionQueries(StoreBase):
         each claimed as a `copy` message in the same transaction, so a crash can
         never leave the primary claimed and a copy forgotten.
         """
-        claim = (
-            self._insert(interactions)
-            .values(
-                id=interaction.id,
-                kind=interaction.kind,
-                status=interaction.status,
-                snapshot=dump_record(wire_record(interaction)),
-                gone=False,
-                created_at=now,
-                updated_at=now,
-            )
-            .on_conflict_do_nothing()
-            .returning(interactions.c.id)
-        )
+        claimed = await self.claim_many_for_posting([(interaction, channel, copies)], now)
+        return interaction.id in claimed
 
-        wanted = [(PRIMARY, channel)] + [
-            (COPY, target) for target in dict.fromkeys(copies) if target != channel
-        ]
+    async def claim_many_for_posting(
+        self,
+        claims: Sequence[tuple[Interaction, str, Sequence[str]]],
+        now: datetime,
+        *,
+        groups: Mapping[str, str] | None = None,
+    ) -> set[str]:
+        """`claim_for_posting` for each (interaction, channel, copies), all in one
+        transaction; the ids claimed now (those already tracked are left alone).
 
-        async def claim_both(connection: AsyncConnection) -> bool:
-            if (await connection.execute(claim)).first() is None:
-                return False
-            await connection.execute(
-                messages.insert(),
-                [
-                    {
-                        "interaction_id": interaction.id,
-                        "purpose": purpose,
-                        "channel": target,
-                        "state": "posting",
-                        "synced": False,
-                        "version": 0,
-                        "claimed_at": now,
-                        "updated_at": now,
-                    }
-                    for purpose, target in wanted
-                ],
-            )
-            return True
+        A poll that finds hundreds of new interactions (one step pausing on as many
+        tool calls) claims them with one commit, not hundreds. `groups`: the step
+        group each joins (interaction id → group id), set in the same insert.
+        """
+        joins = groups or {}
 
-        return await self._transaction(claim_both)
+        async def claim_all(connection: AsyncConnection) -> set[str]:
+            claimed: set[str] = set()
+            for interaction, channel, copies in claims:
+                if await _claim_one(connection, interaction, channel, copies, now, joins):
+                    claimed.add(interaction.id)
+            return claimed
+
+        return await self._transaction(claim_all)
 
     async def mark_posted(
         self,
@@ -204,6 +190,13 @@ class InteractionQueries(StoreBase):
         row = await self._first(TRACKED.where(interactions.c.id == interaction_id))
         return tracked(row, self._show) if row is not None else None
 
+    async def get_many(self, interaction_ids: Collection[str]) -> dict[str, TrackedInteraction]:
+        """`get` for many ids in one query; those not tracked are absent."""
+        if not interaction_ids:
+            return {}
+        rows = await self._all(TRACKED.where(interactions.c.id.in_(list(interaction_ids))))
+        return {str(r["id"]): tracked(r) for r in rows}
+
     async def unposted(self) -> list[TrackedInteraction]:
         """Claimed but not confirmed posted: the crash window to reconcile.
 
@@ -279,3 +272,51 @@ class InteractionQueries(StoreBase):
 
     async def tracked_ids(self) -> set[str]:
         return {str(r["id"]) for r in await self._all(select(interactions.c.id))}
+
+
+async def _claim_one(
+    connection: AsyncConnection,
+    interaction: Interaction,
+    channel: str,
+    copies: Sequence[str],
+    now: datetime,
+    groups: Mapping[str, str],
+) -> bool:
+    """Claim one interaction and its messages on `connection`; False if already tracked."""
+    claim = (
+        insert_for(connection, interactions)
+        .values(
+            id=interaction.id,
+            kind=interaction.kind,
+            status=interaction.status,
+            snapshot=dump_record(wire_record(interaction)),
+            gone=False,
+            group_id=groups.get(interaction.id),
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(interactions.c.id)
+    )
+    if (await connection.execute(claim)).first() is None:
+        return False
+    wanted = [(PRIMARY, channel)] + [
+        (COPY, target) for target in dict.fromkeys(copies) if target != channel
+    ]
+    await connection.execute(
+        messages.insert(),
+        [
+            {
+                "interaction_id": interaction.id,
+                "purpose": purpose,
+                "channel": target,
+                "state": "posting",
+                "synced": False,
+                "version": 0,
+                "claimed_at": now,
+                "updated_at": now,
+            }
+            for purpose, target in wanted
+        ],
+    )
+    return True

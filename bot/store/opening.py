@@ -20,7 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from bot.store.errors import StoreOpenError
+from bot.store.errors import StoreFileError, StoreOpenError
 from bot.store.filelock import PRIVATE, FileLock
 from bot.store.migrate import SchemaError
 from bot.store.target import Target, parse_target
@@ -35,11 +35,31 @@ callers' own deadlines (a click's ack, a job's drain)."""
 SQLITE_SIDECARS = ("-wal", "-shm")
 
 
+FileIdentity = tuple[int, int]
+"""A SQLite file's (device, inode): another file at the same path has another one."""
+
+
 @dataclass
 class Opened:
     engine: AsyncEngine
     target: Target
     lock: FileLock | None
+    file_id: FileIdentity | None = None
+
+    def file_problem(self) -> str | None:
+        """What happened to the SQLite file since it was opened, or None (PostgreSQL too)."""
+        path = self.target.path
+        if path is None or self.file_id is None:
+            return None
+        try:
+            now = path.stat()
+        except FileNotFoundError:
+            return "was deleted"
+        except OSError as exc:
+            return f"can't be looked at ({exc.strerror or exc})"
+        if (now.st_dev, now.st_ino) != self.file_id:
+            return "was replaced by another file"
+        return None
 
     async def close(self) -> None:
         try:
@@ -61,8 +81,10 @@ async def open_engine(
     """Open and run `prepare` (migrations, or a look at the revision) in one transaction.
 
     `schema` pins PostgreSQL's `search_path`, so tables and Alembic's version
-    table live in that schema. `exclusive` takes the SQLite file lock (only a
-    read-only look at the revision goes without it).
+    table live in that schema. `exclusive` takes the SQLite file lock; without
+    it the engine only reads (an export beside a running bridge): its
+    transactions take no write lock on either engine, so another writer
+    holding the file never makes it wait, nor does it make that writer wait.
     """
     where = parse_target(target)
     lock: FileLock | None = None
@@ -74,14 +96,18 @@ async def open_engine(
                 raise StoreOpenError(where.shown, "no such file")
             lock = FileLock.acquire(where.path, where.shown) if exclusive else None
             _create_private(where.path)
-            engine = _sqlite_engine(where)
+            engine = _sqlite_engine(where, read_only=not exclusive)
         else:
-            engine = _postgres_engine(where, schema, connect_timeout)
+            engine = _postgres_engine(where, schema, connect_timeout, read_only=not exclusive)
         async with engine.begin() as connection:
             await prepare(connection)
+        opened = Opened(engine, where, lock)
         if where.path is not None:
             _make_private(where.path)
-        return Opened(engine, where, lock)
+            found = where.path.stat()
+            opened.file_id = (found.st_dev, found.st_ino)
+            _refuse_writes_once_moved(opened)
+        return opened
     except BaseException as exc:
         if engine is not None:
             await engine.dispose()
@@ -129,8 +155,16 @@ def _make_private(path: Path) -> None:
             continue
 
 
-def _sqlite_engine(where: Target) -> AsyncEngine:
+def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
+    """The owner's transactions take the write lock at BEGIN (IMMEDIATE), so two never
+    deadlock upgrading; a reader's are deferred and `query_only`: in WAL mode they
+    read a snapshot beside a writer and never wait on it."""
     engine = create_async_engine(where.url, pool_size=1, max_overflow=0)
+    busy = f"busy_timeout={int(STATEMENT_TIMEOUT_SECONDS * 1000)}"
+    pragmas = (
+        ("query_only=ON", busy) if read_only else ("journal_mode=WAL", busy, "foreign_keys=ON")
+    )
+    begin = "BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE"
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -138,27 +172,49 @@ def _sqlite_engine(where: Target) -> AsyncEngine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            busy = f"busy_timeout={int(STATEMENT_TIMEOUT_SECONDS * 1000)}"
-            for pragma in ("journal_mode=WAL", busy, "foreign_keys=ON"):
+            for pragma in pragmas:
                 cursor.execute(f"PRAGMA {pragma}")
         finally:
             cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql(begin)
 
     return engine
 
 
-def _postgres_engine(where: Target, schema: str | None, timeout: float) -> AsyncEngine:
+_READS = ("SELECT", "PRAGMA", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def _refuse_writes_once_moved(opened: Opened) -> None:
+    """Every write raises StoreFileError once the SQLite file is not the one opened.
+
+    SQLite goes on writing to a deleted file (its inode lives while it is open),
+    so a decision would be "saved" where no restart ever finds it. Reads go on
+    (they show what was there); a stat per write is the whole cost.
+    """
+
+    @event.listens_for(opened.engine.sync_engine, "before_cursor_execute")
+    def _check(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip()[:9].upper().startswith(_READS):
+            return
+        problem = opened.file_problem()
+        if problem is not None:
+            raise StoreFileError(opened.target.shown, problem)
+
+
+def _postgres_engine(
+    where: Target, schema: str | None, timeout: float, *, read_only: bool = False
+) -> AsyncEngine:
+    connect_args: dict[str, Any] = {"timeout": timeout}
     server_settings = {"statement_timeout": str(int(STATEMENT_TIMEOUT_SECONDS * 1000))}
     if schema is not None:
         server_settings["search_path"] = schema
-    connect_args: dict[str, Any] = {
-        "timeout": timeout,
-        "server_settings": server_settings,
-    }
+    if read_only:  # a reader's transactions are READ ONLY: no row or table write locks
+        server_settings["default_transaction_read_only"] = "on"
+    if server_settings:
+        connect_args["server_settings"] = server_settings
     # room for a message guard (held across a Slack call) beside the queries it makes
     return create_async_engine(
         where.url,

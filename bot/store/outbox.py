@@ -4,15 +4,23 @@ A queued decision's `next_attempt_at` doubles as its lease: while it lies
 ahead, the attempt under way (or a retry's backoff) keeps every other worker
 off it; once it has passed, the decision is due and any one worker may claim
 it with a conditional update.
+
+These times are wall-clock times, shared with other replicas, so a clock
+that steps back (an NTP correction, a VM restored) would leave every stored
+plan far in the future: a retry due in two seconds would wait an hour. No
+plan is ever made further ahead than PLAN_HORIZON (the longest backoff plus
+the lease, with room), so a time beyond it can only come from a clock that
+stepped back: such a decision is due now, and is re-planned from the clock
+as it reads when claimed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
@@ -25,6 +33,16 @@ from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queu
 from bot.store.schema import decisions
 
 _queued = decisions.c.state == "queued"
+# Far beyond any backoff (60 s at most) plus a delivery lease (8 s) a decision is given.
+PLAN_HORIZON = timedelta(minutes=10)
+
+
+def _due(now: datetime) -> ColumnElement[bool]:
+    """Its time has come, or lies further ahead than any plan: the clock stepped back."""
+    at = decisions.c.next_attempt_at
+    if now > datetime.max.replace(tzinfo=now.tzinfo) - PLAN_HORIZON:
+        return at <= now  # "everything queued" (the outbox metric): nothing lies beyond
+    return or_(at <= now, at > now + PLAN_HORIZON)
 
 
 class DecisionQueries(StoreBase):
@@ -112,12 +130,18 @@ class DecisionQueries(StoreBase):
         )
         return queued(row) if row is not None else None
 
-    async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
+    async def open_decisions(self, interaction_ids: Sequence[str]) -> dict[str, QueuedDecision]:
+        """The open decision of each of these that has one, in one query (a step group's
+        message shows every member: one read per member would make it quadratic)."""
+        if not interaction_ids:
+            return {}
         rows = await self._all(
-            select(decisions)
-            .where(_queued, decisions.c.next_attempt_at <= now)
-            .order_by(decisions.c.id)
+            select(decisions).where(decisions.c.interaction_id.in_(list(interaction_ids)), _queued)
         )
+        return {str(r["interaction_id"]): queued(r) for r in rows}
+
+    async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
+        rows = await self._all(select(decisions).where(_queued, _due(now)).order_by(decisions.c.id))
         return [queued(r) for r in rows]
 
     async def claim_due(self, decision_id: int, now: datetime, lease_until: datetime) -> bool:
@@ -125,7 +149,7 @@ class DecisionQueries(StoreBase):
         return (
             await self._write(
                 update(decisions)
-                .where(decisions.c.id == decision_id, _queued, decisions.c.next_attempt_at <= now)
+                .where(decisions.c.id == decision_id, _queued, _due(now))
                 .values(next_attempt_at=lease_until)
             )
             == 1
@@ -140,14 +164,14 @@ class DecisionQueries(StoreBase):
         """
         due = (
             select(decisions.c.id)
-            .where(_queued, decisions.c.next_attempt_at <= now)
+            .where(_queued, _due(now))
             .order_by(decisions.c.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
         claim = (
             update(decisions)
-            .where(decisions.c.id.in_(due.scalar_subquery()), decisions.c.next_attempt_at <= now)
+            .where(decisions.c.id.in_(due.scalar_subquery()), _due(now))
             .values(next_attempt_at=lease_until)
             .returning(*decisions.c)
         )
@@ -160,9 +184,7 @@ class DecisionQueries(StoreBase):
         Returns how many queued decisions are due, for the start-up log line.
         """
         return await self._write(
-            update(decisions)
-            .where(_queued, decisions.c.next_attempt_at <= now)
-            .values(next_attempt_at=now)
+            update(decisions).where(_queued, _due(now)).values(next_attempt_at=now)
         )
 
     async def release_leases(self, now: datetime) -> int:

@@ -39,7 +39,7 @@ from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import relative_deadline
-from bot.store import Store, TrackedInteraction, stored_form
+from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.sync.copies import CopyPoster
 from bot.sync.grouping import form_groups
 from bot.sync.publisher import MessagePublisher
@@ -59,7 +59,7 @@ HOLD_MAX_SECONDS = 60.0
 
 # Failures of the outside world: logged in one line. Anything else is a bug and
 # gets its traceback, but still holds back only the one interaction.
-EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError)
+EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError, StoreFileError)
 
 
 def _posting(interaction_id: str) -> str:
@@ -152,9 +152,7 @@ class SyncEngine:
             elif record.id in stored:
                 await self._guarded(record.id, report, self._follow, record)
         groups = await self._guarded_grouping(new)
-        for record in new:
-            group = groups.get(record.id)
-            await self._guarded(record.id, report, self._post_new, record, report, group)
+        await self._post_all_new(new, groups, report)
         self._note_unreadable(unreadable, report)
         # a record still listed, readable or not, has not ended: never finalize it
         left = [i for i in stored if i not in listed_ids]
@@ -234,7 +232,7 @@ class SyncEngine:
     ) -> None:
         """Run one interaction's step; a failure holds that interaction back, nothing else."""
         hold = self._held.get(interaction_id)
-        if hold is not None and time.monotonic() < hold.until:
+        if self._is_held(interaction_id):
             return
         try:
             await step(*args)
@@ -276,6 +274,64 @@ class SyncEngine:
             log.exception("could not form step groups; posting the cards alone")
             return {}
 
+    async def _post_all_new(
+        self, new: list[Interaction], groups: dict[str, str], report: PollReport
+    ) -> None:
+        """Claim this poll's new interactions in one transaction and queue their posts.
+
+        One commit for all of them: a step pausing on 400 tool calls would
+        otherwise hold the poll for 1,200 transactions while everything else
+        waits for the next one. If the batch fails, each is tried alone, so one
+        bad interaction still holds back only itself.
+        """
+        planned: list[tuple[Interaction, str, list[str]]] = []
+        for record in new:
+            if self._is_held(record.id):
+                continue
+            try:
+                primary, *others = dict.fromkeys(self._router.destinations_for(record))
+            except Exception:  # its own failure, counted and held back by the one-by-one path
+                await self._guarded(
+                    record.id, report, self._post_new, record, report, groups.get(record.id)
+                )
+                continue
+            planned.append((record, primary, others))
+        if not planned:
+            return
+        try:
+            claimed = await self._store.claim_many_for_posting(
+                planned, self._clock(), groups=groups
+            )
+            fresh = await self._store.get_many(claimed)
+        except Exception as exc:
+            log.warning(
+                "claiming %d new interactions at once failed (%r); one by one", len(planned), exc
+            )
+            for record, _, _ in planned:
+                await self._guarded(
+                    record.id, report, self._post_new, record, report, groups.get(record.id)
+                )
+            return
+        for record, _, others in planned:
+            tracked = fresh.get(record.id)
+            if tracked is not None:
+                self._queue_fresh(tracked, others, report)
+
+    def _is_held(self, interaction_id: str) -> bool:
+        hold = self._held.get(interaction_id)
+        return hold is not None and time.monotonic() < hold.until
+
+    def _queue_fresh(
+        self, tracked: TrackedInteraction, copies: list[str], report: PollReport
+    ) -> None:
+        # claimed just now by this poll: no message can exist yet, so its lane posts
+        # without looking first (and so do its copies' lanes, after it)
+        self._publisher.post_soon(
+            tracked,
+            partial(self._guarded, _posting(tracked.id), None, self._post_fresh, tracked, copies),
+        )
+        report.queued_posts.append(tracked.id)
+
     async def _post_new(
         self, interaction: Interaction, report: PollReport, group_id: str | None = None
     ) -> None:
@@ -289,15 +345,7 @@ class SyncEngine:
             await self._store.join_group([interaction.id], group_id)
         tracked = await self._store.get(interaction.id)
         if tracked is not None:
-            # claimed just now by this call: no message can exist yet, so its lane posts
-            # without looking first (and so do its copies' lanes, after it)
-            self._publisher.post_soon(
-                tracked,
-                partial(
-                    self._guarded, _posting(tracked.id), None, self._post_fresh, tracked, others
-                ),
-            )
-            report.queued_posts.append(tracked.id)
+            self._queue_fresh(tracked, others, report)
 
     async def _post_fresh(self, tracked: TrackedInteraction, copies: list[str]) -> None:
         if not copies:  # most routes: one channel, and nothing more to read
@@ -340,7 +388,9 @@ class SyncEngine:
         if tracked is None or tracked.state == "posted":
             return
         since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
-        where, ts = await self._publisher.find_posted(tracked.id, tracked.channel, since)
+        where, ts = await self._publisher.find_posted(
+            tracked.id, tracked.channel, since, group_id=tracked.group_id
+        )
         if ts is None:
             await self._publisher.post(tracked)
             return

@@ -5,12 +5,20 @@ and only sent again when what it shows changed. It is posted under the
 store's message guard for the group, so cards of the same group posted at
 once never post it twice; a group claimed but not recorded as posted (a
 crash between the two) is looked for in the channel before it is posted.
+
+A group may hold hundreds of members and every change to one of them asks
+for a re-render, so a render costs two store reads whatever the size (the
+members, and their open decisions, each in one query), and refreshes of one
+group are coalesced: at most one per REFRESH_GAP_SECONDS, the last request
+always honoured.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -24,15 +32,17 @@ from bot.slack.ids import GROUP_METADATA_EVENT_TYPE
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.group import GroupFacts, GroupItem, group_version, offered, render_group
 from bot.slack.render.message import fingerprint
-from bot.store import StepGroup, Store, TrackedInteraction
+from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction
 from bot.sync.lanes import SendKind, SendLanes
 
 log = logging.getLogger(__name__)
 
 CLAIM_MARGIN = timedelta(minutes=2)
+REFRESH_GAP_SECONDS = 1.0
 
-# What a card shows besides its record (the publisher's `context`): a member's line agrees.
-ContextOf = Callable[[TrackedInteraction], Awaitable[MessageContext]]
+# A member's line context from its record and open decision (the publisher's
+# `line_context`), so the line agrees with the member's card.
+ContextOf = Callable[[TrackedInteraction, QueuedDecision | None], MessageContext]
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,8 @@ class GroupMessages:
         self._clock = clock
         self._lanes = lanes
         self._context = context
+        self._refreshed_at: dict[str, float] = {}  # group id -> time.monotonic()
+        self._later: dict[str, asyncio.TimerHandle] = {}  # a coalesced refresh waiting
 
     async def thread_of(self, group_id: str) -> str | None:
         """The ts cards of this group reply under; posts the group message if it isn't yet."""
@@ -97,8 +109,10 @@ class GroupMessages:
         members = await self._store.group_members(group.id)
         if not members:
             return None
+        queued = await self._store.open_decisions([m.id for m in members])
         items = [
-            GroupItem(m.snapshot, await self._context(m), posted=m.ts is not None) for m in members
+            GroupItem(m.snapshot, self._context(m, queued.get(m.id)), posted=m.ts is not None)
+            for m in members
         ]
         facts = GroupFacts(group.id, group.step_number, group.outcome)
         return _Rendered(render_group(facts, items), [i.interaction.id for i in offered(items)])
@@ -111,6 +125,27 @@ class GroupMessages:
             )
 
     def refresh_soon(self, group_id: str, channel: str) -> None:
+        """Queue a re-render: now if the group's last one is a second old, else once, a
+        second after it (requests meanwhile are folded into that one)."""
+        if group_id in self._later:
+            return  # one is already set for the end of the gap, and will read afresh
+        wait = self._refreshed_at.get(group_id, -REFRESH_GAP_SECONDS) + REFRESH_GAP_SECONDS
+        wait -= time.monotonic()
+        if wait > 0:
+            self._later[group_id] = asyncio.get_running_loop().call_later(
+                wait, self._submit, group_id, channel
+            )
+            return
+        self._submit(group_id, channel)
+
+    def _submit(self, group_id: str, channel: str) -> None:
+        self._later.pop(group_id, None)
+        now = time.monotonic()
+        if len(self._refreshed_at) > 1000:  # only the last second's entries mean anything
+            self._refreshed_at = {
+                g: at for g, at in self._refreshed_at.items() if now - at < REFRESH_GAP_SECONDS
+            }
+        self._refreshed_at[group_id] = now
         self._lanes.submit(
             channel,
             SendKind.URGENT_UPDATE,

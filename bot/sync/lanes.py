@@ -14,8 +14,14 @@ do the pacing stalls everything behind a `Retry-After`; so sends are paced
 - updates share one workspace-wide bucket (`update_rate` per minute): an
   update that shows a decision or an ending never waits for it (nor for a
   cosmetic one), a countdown rewording waits its turn;
-- within a lane: decisions and endings first, then new posts (soonest
-  expiring first), then cosmetic updates.
+- within a lane: decisions and endings first, then new posts, then cosmetic
+  updates;
+- new posts take turns by flow (a step group's cards are one flow, any other
+  interaction a flow of its own): each flow's next post waits behind at most
+  one post of every other flow, so an approval arriving beside a group of 400
+  cards is posted next, not after them; within a turn the soonest expiring
+  goes first. (Start-time fair queueing: a post's turn is one past the later
+  of its flow's last turn and the turn being sent now.)
 
 Callers never wait on a lane: `submit` queues and returns. What is queued is
 only a reminder to act; the truth stays in the store (a claimed post, a
@@ -82,6 +88,7 @@ class TokenBucket:
 @dataclass(order=True)
 class _Queued:
     kind: int
+    turn: int  # posts: the flow's turn (see the module docstring); else 0
     order: float  # for posts: when it expires (epoch seconds); else arrival
     seq: int
     key: tuple[str, SendKind] = field(compare=False)
@@ -96,19 +103,28 @@ class _Lane:
         self._heap: list[_Queued] = []
         self._by_message: dict[str, _Queued] = {}
         self._arrived = asyncio.Event()
+        self._turn = 0  # the turn of the post sent last
+        self._flow_turns: dict[str, int] = {}  # each flow's latest turn given
         self.post_bucket = lanes.post_bucket(channel)
         self.worker: asyncio.Task[None] | None = None
 
     def depth(self) -> int:
         return len(self._by_message)
 
-    def add(self, kind: SendKind, interaction_id: str, send: Send, order: float) -> None:
+    def add(
+        self, kind: SendKind, interaction_id: str, send: Send, order: float, flow: str | None
+    ) -> None:
         queued = self._by_message.get(interaction_id)
         if queued is not None:
             if kind is SendKind.POST or queued.kind <= kind:
                 return  # already queued, at least as soon
             queued.dropped = True  # an urgent update replaces a cosmetic one
-        item = _Queued(kind, order, next(self._lanes.seq), (interaction_id, kind), send)
+        turn = 0
+        if kind is SendKind.POST:
+            key = flow or interaction_id
+            turn = max(self._turn, self._flow_turns.get(key, 0)) + 1
+            self._flow_turns[key] = turn
+        item = _Queued(kind, turn, order, next(self._lanes.seq), (interaction_id, kind), send)
         self._by_message[interaction_id] = item
         heapq.heappush(self._heap, item)
         self._arrived.set()
@@ -133,6 +149,9 @@ class _Lane:
                     pass
                 continue
             heapq.heappop(self._heap)
+            if item.kind == SendKind.POST:
+                self._turn = max(self._turn, item.turn)
+                self._forget_flows()
             if self._by_message.get(item.key[0]) is item:
                 del self._by_message[item.key[0]]
             LANE_DEPTH.labels(self.channel).set(self.depth())
@@ -141,6 +160,12 @@ class _Lane:
                 await item.send()
             except Exception:  # the store still says what is owed; the next poll re-queues it
                 log.exception("send on lane %s for %s failed", self.channel, item.key[0])
+
+    def _forget_flows(self) -> None:
+        """A flow whose turns are all behind the lane's needs no entry: its next post
+        starts from the lane's turn anyway (keeps the map as small as what is queued)."""
+        if len(self._flow_turns) > 2 * len(self._by_message) + 16:
+            self._flow_turns = {f: t for f, t in self._flow_turns.items() if t > self._turn}
 
     def _delay(self, item: _Queued) -> float:
         if item.kind == SendKind.URGENT_UPDATE:
@@ -194,14 +219,17 @@ class SendLanes:
         send: Send,
         *,
         expires_at: float | None = None,
+        flow: str | None = None,
     ) -> None:
+        """Queue a send. A post's `flow` names what it takes turns as (a step group);
+        without one it is a flow of its own."""
         if self._closed:
             return
         lane = self._lanes.get(channel)
         if lane is None:
             lane = self._lanes[channel] = _Lane(channel, self)
         order = expires_at if kind is SendKind.POST and expires_at is not None else time.time()
-        lane.add(kind, interaction_id, send, order)
+        lane.add(kind, interaction_id, send, order, flow)
         if lane.worker is None or lane.worker.done():
             lane.worker = asyncio.get_running_loop().create_task(self._work(lane))
 

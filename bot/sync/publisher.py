@@ -39,7 +39,7 @@ from bot.slack.render.context import MessageContext, Nudge, QuorumState, Rendere
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.slack.render.quorum import people_text
-from bot.store import Store, TrackedInteraction, TrackedMessage
+from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
 from bot.store.schema import COPY
 from bot.sync.groups import GroupMessages
 from bot.sync.lanes import Send, SendKind, SendLanes
@@ -68,12 +68,13 @@ class MessagePublisher:
         self._clock = clock
         self._policy = policy or LivePolicy("")
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
-        self.groups = GroupMessages(store, slack, clock, self.lanes, self.context)
+        self.groups = GroupMessages(store, slack, clock, self.lanes, self.line_context)
 
     # ------------------------------------------------------------------ queuing (never waits)
 
     def post_soon(self, tracked: TrackedInteraction, send: Send) -> None:
-        """Queue a post on its channel's lane; soonest-expiring posts go first."""
+        """Queue a post on its channel's lane. A step group's cards take turns with the
+        channel's other posts (one flow), so a big group never holds the others back."""
         expires = tracked.snapshot.expires_at
         self.lanes.submit(
             tracked.channel,
@@ -81,6 +82,7 @@ class MessagePublisher:
             tracked.id,
             send,
             expires_at=expires.timestamp() if expires is not None else None,
+            flow=f"group:{tracked.group_id}" if tracked.group_id else None,
         )
 
     def post_copy_soon(self, tracked: TrackedInteraction, target: str, send: Send) -> None:
@@ -120,6 +122,22 @@ class MessagePublisher:
             log.warning("updating the message for %s failed: %s", interaction_id, error)
 
     # ------------------------------------------------------------------ sending
+
+    def line_context(
+        self, tracked: TrackedInteraction, queued: QueuedDecision | None
+    ) -> MessageContext:
+        """What a member's line in its step group message needs (its state, who decided,
+        what is on its way, the agent's name), from what was already read: no I/O, so a
+        group message of 400 members costs two store reads, not two thousand."""
+        return MessageContext(
+            now=self._clock(),
+            decided_in_slack=tracked.decided_in_slack,
+            queued=queued.decision if queued and tracked.snapshot.is_pending else None,
+            gone=tracked.gone,
+            agent_names=self._policy.current.agents,
+            run_link_template=self._policy.current.links.run,
+            asked_in=tracked.channel,
+        )
 
     async def context(self, tracked: TrackedInteraction) -> MessageContext:
         queued = await self._store.open_decision(tracked.id)
@@ -371,12 +389,27 @@ class MessagePublisher:
             return await send(compact_message(message, interaction_id))
 
     async def find_posted(
-        self, interaction_id: str, destination: str, since: datetime | None
+        self,
+        interaction_id: str,
+        destination: str,
+        since: datetime | None,
+        *,
+        group_id: str | None = None,
     ) -> tuple[str, str | None]:
         """Where its message to `destination` is posted (a user's DM by its own id), and
-        the ts of one already there (the crash window), found by metadata."""
+        the ts of one already there (the crash window), found by metadata.
+
+        A card of a step group is a reply in its group message's thread, so it is
+        looked for there; a group not posted yet has no card under it.
+        """
         where = await self._slack.conversation_for(destination)
-        return where, await self._slack.find_posted(where, interaction_id, since)
+        if group_id is None:
+            return where, await self._slack.find_posted(where, interaction_id, since)
+        group = await self._store.group(group_id)
+        if group is None or group.ts is None:
+            return where, None
+        found = await self._slack.find_posted(where, interaction_id, since, thread_ts=group.ts)
+        return where, found
 
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""

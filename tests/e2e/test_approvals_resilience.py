@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from datetime import timedelta
 
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop, fast_bridge
@@ -153,6 +154,30 @@ async def test_decision_during_a_novo_outage_lands_once_when_it_is_back(loop: Lo
     await loop.shows(ts, "Approved", "<@U0ADA>")
     assert record["decision"] == "allow"
     assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
+    successful = [r for r in await loop.resolve_calls(created["id"]) if r["status"] == 200]
+    assert len(successful) == 1
+
+
+async def test_a_clock_stepped_back_an_hour_does_not_hold_a_queued_decision(loop: Loop) -> None:
+    created = await loop.create("approval_request")
+    ts = await loop.posted(created["id"])
+    await loop.fault(errorRate=1.0, status=503, routes="resolve")
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    await wait_until(
+        lambda: [e for e in loop.slack.ephemerals("U0ADA") if "Couldn't reach Novo" in e.text],
+        message="clicker told the decision is kept",
+    )
+    # an NTP correction (or a restored VM) sets the bridge's wall clock back one hour:
+    # the retry planned a moment ahead now reads as an hour ahead
+    loop.clock.forward(timedelta(hours=-1))
+    await loop.fault()  # Novo is back
+
+    async def delivered() -> dict[str, object] | None:
+        record = await loop.api_get(created["id"])
+        return record if record["status"] == "resolved" else None
+
+    record = await wait_until(delivered, timeout=10, message="the kept decision delivered")
+    assert record["decision"] == "allow"
     successful = [r for r in await loop.resolve_calls(created["id"]) if r["status"] == 200]
     assert len(successful) == 1
 

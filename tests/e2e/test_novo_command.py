@@ -343,3 +343,81 @@ async def test_every_subcommand_over_socket_mode(loop: Loop) -> None:
     assert ActionId.APPROVE in {
         e.get("action_id") for b in card.blocks for e in b.get("elements", [])
     }
+
+
+ELSEWHERE = "C0ELSEWHERE"
+
+
+async def _ask_in(loop: Loop, user: str, text: str, channel: str) -> StoredEphemeral:
+    before = len(_answers(loop, user))
+    response = await loop.driver.send_command(user, COMMAND, text, channel=channel)
+    assert response.status_code == 200, response.text
+    answers: list[StoredEphemeral] = await wait_until(
+        lambda: _answers(loop, user)[before:], message=f"an answer in {channel}"
+    )
+    return answers[0]
+
+
+def _now_shown(loop: Loop, card: StoredEphemeral) -> StoredEphemeral:
+    """The ephemeral as Slack shows it now (a response_url may have replaced it)."""
+    return next(e for e in loop.slack.ephemerals(card.user) if e.ts == card.ts)
+
+
+async def test_a_card_shown_where_the_bot_is_not_is_told_and_replaced_through_its_click(
+    loop: Loop,
+) -> None:
+    await loop.use_policy(POLICY)
+    ids = await _seed(loop)
+    ts = {tool: await loop.posted(ids[tool]) for tool in ("deploy_api", "deploy_web")}
+    loop.slack.add_channel(ELSEWHERE, "elsewhere")
+    loop.slack.remove_bot_from(ELSEWHERE)  # /novo works anywhere; the bot was never invited
+    card = await _ask_in(loop, "U0ADA", f"show {ids['deploy_api']}", ELSEWHERE)
+    late = await _ask_in(loop, "U0ADA", f"show {ids['deploy_web']}", ELSEWHERE)
+    assert card.channel == late.channel == ELSEWHERE
+
+    # decided outside Slack meanwhile: the click on the shown card is told so, beside it
+    denial = {"inputResponses": [{"requestId": ids["deploy_web"], "optionId": "deny"}]}
+    assert (await loop.api_resolve(ids["deploy_web"], denial)).status_code == 200
+    await loop.shows(ts["deploy_web"], "outside Slack")
+    await loop.driver.click_ephemeral_button(late, ActionId.APPROVE)
+    told = await wait_until(
+        lambda: [
+            e
+            for e in loop.slack.ephemerals("U0ADA")
+            if e.channel == ELSEWHERE and e.ts not in (card.ts, late.ts)
+        ],
+        message="Ada told, in the channel she clicked in",
+    )
+    assert _words(told[0]) == "It was already denied outside Slack."
+    replaced = _now_shown(loop, late)
+    assert replaced.replaced == 1 and ActionId.APPROVE not in str(replaced.blocks)
+    assert "outside Slack" in _words(replaced)
+
+    # decided from the shown card: the card becomes what the channel message shows
+    await loop.driver.click_ephemeral_button(card, ActionId.APPROVE)
+    assert (await loop.api_get_final(ids["deploy_api"]))["decision"] == "allow"
+    await loop.shows(ts["deploy_api"], "Approved", "<@U0ADA>")
+    shown = await wait_until(
+        lambda: (e := _now_shown(loop, card)).replaced and e, message="the card replaced"
+    )
+    assert ActionId.APPROVE not in str(shown.blocks)
+    assert "Approved" in _words(shown)
+    refused = [c for c in loop.slack.calls("chat.postEphemeral") if not c.ok]
+    assert refused == []  # nothing was sent where Slack would refuse it
+
+
+async def test_a_notice_slack_refuses_in_the_channel_goes_through_the_click(loop: Loop) -> None:
+    await loop.use_policy(POLICY)
+    ids = await _seed(loop)
+    ts = await loop.posted(ids["deploy_api"])
+    loop.slack.remove_bot_from(CHANNEL)  # the bot was removed after posting
+    await loop.driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.APPROVE)
+    told = await wait_until(
+        lambda: [e for e in loop.slack.ephemerals("U0GRACE") if e.via == "response_url"],
+        message="Grace told through her click's response_url",
+    )
+    assert told[0].channel == CHANNEL
+    assert [c.response["error"] for c in loop.slack.calls("chat.postEphemeral")] == [
+        "not_in_channel"
+    ]
+    assert (await loop.api_get(ids["deploy_api"]))["status"] == "pending"

@@ -7,7 +7,11 @@ message is kept true like the cards.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+from sqlalchemy import event
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
 from tests.e2e.conftest import CHANNEL, Loop
@@ -126,3 +130,76 @@ async def test_approve_all_includes_only_what_the_clicker_may_decide(loop: Loop)
     for interaction_id in ids[1:]:
         assert (await loop.api_get_final(interaction_id))["decision"] == "allow"
     await loop.shows(group.ts, "Approve all (1)")
+
+
+async def test_a_card_posted_just_before_a_crash_is_found_in_its_thread_not_reposted(
+    loop: Loop,
+) -> None:
+    ids = await _siblings(loop, 3, "run_crash")
+    group = await _group(loop)
+    cards = await _cards_in_thread(loop, group.ts, 3)
+    await loop.bridge.stop()
+    # the crash window for a reply: the card is in the thread, the store never learned its ts
+    lost = ids[1]
+    with sqlite3.connect(loop.settings.db_path) as db:
+        changed = db.execute(
+            "UPDATE messages SET state = 'posting', ts = NULL"
+            " WHERE interaction_id = ? AND purpose = 'channel'",
+            (lost,),
+        ).rowcount
+    assert changed == 1
+    # as in Slack, the channel's history lists the group message, never its replies
+    client = AsyncWebClient(token=loop.slack.bot_token, base_url=loop.slack.api_url)
+    history = await client.conversations_history(channel=CHANNEL, include_all_metadata=True)
+    assert [m["ts"] for m in history["messages"]] == [group.ts]
+    assert history["messages"][0]["reply_count"] == 3
+    await loop.restart()
+
+    async def found_again() -> bool:
+        tracked = await loop.tracked(lost)
+        return tracked is not None and tracked.ts is not None
+
+    await wait_until(found_again, message="the card's ts recovered")
+    tracked = await loop.tracked(lost)
+    assert tracked is not None
+    card = next(c for c in cards if c.metadata["event_payload"]["interaction_id"] == lost)
+    assert tracked.ts == card.ts
+    in_thread = [m for m in loop.slack.replies(CHANNEL, group.ts) if m.metadata]
+    assert len(in_thread) == 3  # nothing posted twice
+    looked = loop.slack.calls("conversations.replies")
+    assert [c.args.get("ts") for c in looked] == [group.ts]
+
+
+async def test_a_big_group_takes_turns_with_an_unrelated_approval(loop: Loop) -> None:
+    await loop.restart(post_rate=10.0)
+    ids = await _siblings(loop, 30, "run_wide", expiresInSeconds=600)
+    group = await _group(loop)
+    await _cards_in_thread(loop, group.ts, 3)  # the group's cards are going out
+    unrelated = await loop.create("approval_request", toolName="read_logs", expiresInSeconds=3600)
+    await loop.shown(unrelated["id"])
+    await _cards_in_thread(loop, group.ts, 30)
+    order = [
+        c.args["metadata"]["event_payload"].get("interaction_id")
+        for c in loop.slack.calls("chat.postMessage")
+        if c.ok and isinstance(c.args.get("metadata"), dict)
+    ]
+    cards_after = [i for i in order[order.index(unrelated["id"]) :] if i in ids]
+    # it waited behind at most a card or two, not behind the 27 still queued
+    assert len(cards_after) >= 20, order
+
+    # the group message of 30 members re-renders in a few store reads, not several each
+    services = loop.bridge.services
+    assert services is not None
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    engine = services.store._engine.sync_engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        await services.publisher.groups.refresh(group.metadata["event_payload"]["group_id"])
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(reads) <= 6, [r[:60] for r in reads]  # was several for each member

@@ -200,3 +200,25 @@ async def test_a_signed_payload_without_a_user_resolves_nothing(
     await wait_until(lambda: "no user" in caplog.text, message="the refusal logged")
     assert not await rig.resolves()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_slacks_ssl_check_gets_200_and_nothing_else_unsigned_passes(rig: Rig) -> None:
+    # Slack checks a slash command's certificate with an unsigned `ssl_check=1` POST
+    form = {"Content-Type": FORM}
+    check = await rig.http.post(rig.events_url, content=b"ssl_check=1&token=abc", headers=form)
+    assert check.status_code == 200
+    # the same shape with anything more, or unsigned housekeeping of another kind, is refused
+    for body, content_type in (
+        (b"ssl_check=1&token=abc&command=%2Fnovo&text=pending", FORM),
+        (b"ssl_check=0&token=abc", FORM),
+        (b'{"type":"url_verification","challenge":"abc"}', "application/json"),
+    ):
+        response = await rig.http.post(
+            rig.events_url, content=body, headers={"Content-Type": content_type}
+        )
+        assert response.status_code == 401, body
+    # url_verification as Slack sends it (signed) is answered with its challenge
+    verified = await rig.driver.verify_url("ch4llenge")
+    assert verified.status_code == 200
+    assert "ch4llenge" in verified.text
+    assert not await rig.resolves()

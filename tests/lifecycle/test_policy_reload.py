@@ -64,3 +64,21 @@ async def test_sighup_swaps_in_a_valid_file_and_keeps_the_old_one_on_a_mistake(
 async def _decided(world: World, interaction_id: str) -> bool:
     record = await _record(world, interaction_id)
     return bool(record["status"] == "resolved" and "U0GRACE" in str(record["reason"]))
+
+
+async def test_sighup_onto_a_policy_nested_thousands_deep_is_one_line(
+    world: World, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text(ONLY.format(user="U0ADA"), encoding="utf-8")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
+    await bridge.saw("bridge started")
+    policy.write_text("rules: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    bridge.process.send_signal(signal.SIGHUP)
+    await bridge.saw(
+        r"policy not reloaded, the one in force stays: policy\.yml: nested deeper than 32 levels"
+    )
+    assert "Exception in callback" not in bridge.stderr
+    assert "RecursionError" not in bridge.stderr
+    assert bridge.process.returncode is None
+    await bridge.kill()

@@ -134,3 +134,19 @@ async def test_a_mistake_in_a_rule_is_named_by_its_place(world: World, tmp_path:
         'NOVO_SLACK_CONFIG: policy.yml: rules[0].deciders.groups[0]: "sre" is not a user group'
         " id (S…)"
     )
+
+
+DEEP_POLICY = "rules: " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+async def test_a_policy_nested_thousands_deep_is_one_line_at_start(
+    world: World, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text(DEEP_POLICY, encoding="utf-8")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
+    line = await _one_line_failure(bridge, 2)
+    assert line == (
+        "NOVO_SLACK_CONFIG: policy.yml: nested deeper than 32 levels at line 1;"
+        " a policy needs a handful"
+    )

@@ -137,3 +137,25 @@ async def test_response_url_refusals(client: AsyncWebClient, slack: LocalSlack) 
     assert (await webhook.send(text="sixth", replace_original=True)).status_code == 404
     unknown = AsyncWebhookClient(f"{slack.url}/_response/nope")
     assert (await unknown.send(text="x")).status_code == 404
+
+
+async def test_a_response_url_replaces_the_ephemeral_clicked_in_even_where_the_bot_is_not(
+    client: AsyncWebClient, slack: LocalSlack
+) -> None:
+    user = slack.users()[0].id
+    slack.remove_bot_from(CHANNEL)
+    with pytest.raises(SlackApiError) as caught:  # chat.postEphemeral needs the bot there
+        await client.chat_postEphemeral(channel=CHANNEL, user=user, text="x")
+    assert caught.value.response["error"] == "not_in_channel"
+    # a slash command's answer (an ephemeral card), then a click in it
+    answer = AsyncWebhookClient(slack.issue_response_url(CHANNEL, "", user_id=user))
+    assert (await answer.send(text="card", blocks=[section("buttons")])).status_code == 200
+    card = slack.ephemerals(user)[-1]
+    url = slack.issue_response_url(CHANNEL, card.ts, user_id=user, ephemeral=True)
+    click = AsyncWebhookClient(url)
+    assert (await click.send(text="a notice")).status_code == 200
+    replaced = await click.send(text="done", blocks=[section("outcome")], replace_original=True)
+    assert replaced.status_code == 200
+    shown = [(e.ts == card.ts, e.text, e.replaced) for e in slack.ephemerals(user)]
+    assert shown == [(True, "done", 1), (False, "a notice", 0)]
+    assert slack.messages(CHANNEL) == []  # no channel message was touched

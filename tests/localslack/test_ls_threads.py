@@ -44,6 +44,26 @@ async def test_replies_sit_under_their_parent(client: AsyncWebClient, slack: Loc
     ]
 
 
+async def test_history_lists_parents_only_and_replies_reads_the_thread(
+    client: AsyncWebClient,
+) -> None:
+    parent = await post(client, "approval", metadata={"event_type": "e", "event_payload": {}})
+    reply = await post(
+        client, "card", thread_ts=parent, metadata={"event_type": "e", "event_payload": {"n": 1}}
+    )
+    alone = await post(client, "unrelated")
+    history = await client.conversations_history(channel=CHANNEL, include_all_metadata=True)
+    # as in Slack: a channel's history holds its own messages, never thread replies
+    assert [m["ts"] for m in history["messages"]] == [alone, parent]
+    shown = history["messages"][1]
+    assert (shown["thread_ts"], shown["reply_count"], shown["latest_reply"]) == (parent, 1, reply)
+    thread = await client.conversations_replies(
+        channel=CHANNEL, ts=parent, include_all_metadata=True
+    )
+    assert [m["ts"] for m in thread["messages"]] == [parent, reply]
+    assert thread["messages"][1]["metadata"]["event_payload"] == {"n": 1}
+
+
 async def test_a_reply_to_a_reply_joins_the_parents_thread(
     client: AsyncWebClient, slack: LocalSlack
 ) -> None:

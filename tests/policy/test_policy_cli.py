@@ -121,6 +121,23 @@ def test_check_names_the_place_of_a_mistake(
     )
 
 
+def test_check_of_a_policy_nested_thousands_deep_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _file(
+        tmp_path,
+        "policy.yml",
+        "agents:\n" + "".join("  " * (n + 1) + f"k{n}:\n" for n in range(3000)),
+    )
+    assert main(["policy", "check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "novo-slack: policy.yml: nested deeper than 32 levels at line 33;"
+        " a policy needs a handful\n"
+    )
+
+
 def test_check_of_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["policy", "check", str(tmp_path / "nope.yml")]) == 2
     assert "nope.yml: can't be read (No such file or directory)" in capsys.readouterr().err

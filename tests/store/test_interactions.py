@@ -119,3 +119,23 @@ async def test_a_record_too_deep_to_store_is_kept_in_part(store: Store) -> None:
         kept, depth = kept[0], depth + 1
     assert isinstance(kept, str) and kept.startswith("(not kept: nested deeper than")
     assert depth > 100
+
+
+async def test_many_are_claimed_in_one_go_with_their_group_and_read_back_at_once(
+    store: Store, peer: Store
+) -> None:
+    assert await store.claim_for_posting(interaction("int_0"), "C1", NOW)
+    group = await store.claim_group("run_1", 3, "C1", "agt", NOW)
+    claims = [(interaction(f"int_{n}"), "C1", ["U0COPY"] if n == 2 else []) for n in range(4)]
+    claimed = await peer.claim_many_for_posting(
+        claims, NOW, groups={f"int_{n}": group for n in range(1, 4)}
+    )
+    assert claimed == {"int_1", "int_2", "int_3"}  # int_0 was already tracked
+    found = await store.get_many(["int_0", "int_1", "int_2", "int_3", "nope"])
+    assert sorted(found) == ["int_0", "int_1", "int_2", "int_3"]
+    assert [found[f"int_{n}"].group_id for n in range(4)] == [None, group, group, group]
+    assert all(t.state == "posting" for t in found.values())
+    assert [m.purpose for m in await store.messages("int_2")] == ["channel", "copy"]
+    assert [t.id for t in await store.group_members(group)] == ["int_1", "int_2", "int_3"]
+    assert await store.claim_many_for_posting([], NOW) == set()
+    assert await store.get_many([]) == {}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+from bot.services.decisions import DELIVERY_LEASE_SECONDS, REDELIVERY_MAX_SECONDS
 from bot.store import Store
+from bot.store.outbox import PLAN_HORIZON
 
 from .helpers import NOW, decision, interaction
 
@@ -105,3 +107,37 @@ async def test_release_leases_at_start_up(store: Store) -> None:
     await store.enqueue_decision("int_1", *decision("U1"), LEASE)
     released = await store.release_leases(NOW)
     assert released == (1 if store.engine_name == "sqlite" else 0)
+
+
+async def test_a_plan_beyond_any_backoff_is_due_at_once_after_the_clock_steps_back(
+    store: Store, peer: Store
+) -> None:
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    queued = await store.enqueue_decision("int_1", *decision("U1"), NOW + timedelta(seconds=4))
+    assert queued is not None
+    assert await store.due_decisions(NOW) == []  # a retry four seconds ahead: not yet
+    # the wall clock stepped back one hour: the plan now lies an hour ahead, which no
+    # backoff ever plans, so it is due now and re-planned from this clock
+    stepped = NOW - timedelta(hours=1)
+    assert [d.id for d in await store.due_decisions(stepped)] == [queued.id]
+    claimed = await peer.claim_due_decisions(stepped, stepped + timedelta(seconds=8))
+    assert [(d.id, d.next_attempt_at) for d in claimed] == [
+        (queued.id, stepped + timedelta(seconds=8))
+    ]
+    assert await store.claim_due_decisions(stepped, stepped + timedelta(seconds=8)) == []
+
+
+def test_no_plan_reaches_the_horizon() -> None:
+    assert PLAN_HORIZON.total_seconds() / 2 > REDELIVERY_MAX_SECONDS + DELIVERY_LEASE_SECONDS
+
+
+async def test_open_decisions_of_many_in_one_read(store: Store) -> None:
+    for id_ in ("int_1", "int_2", "int_3"):
+        await store.claim_for_posting(interaction(id_), "C1", NOW)
+    first = await store.enqueue_decision("int_1", *decision("U1", "int_1"), LEASE)
+    closed = await store.enqueue_decision("int_3", *decision("U1", "int_3"), LEASE)
+    assert first is not None and closed is not None
+    await store.finish_decision(closed.id, "delivered", NOW)
+    found = await store.open_decisions(["int_1", "int_2", "int_3"])
+    assert {k: v.id for k, v in found.items()} == {"int_1": first.id}
+    assert await store.open_decisions([]) == {}

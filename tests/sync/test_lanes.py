@@ -103,3 +103,23 @@ async def test_a_failing_send_does_not_stop_its_lane() -> None:
     lanes.submit("C1", SendKind.POST, "good", rec.send("C1", "good"))
     await bounded(lanes.idle(), 5)
     assert rec.order("C1") == ["good"]
+
+
+async def test_a_big_groups_cards_take_turns_with_other_posts() -> None:
+    lanes = SendLanes(post_rate=FAST, update_rate_per_minute=6_000)
+    rec = Recorder()
+    rec.gate.clear()
+    lanes.submit("C1", SendKind.POST, "hold", rec.send("C1", "hold", hold=True), expires_at=1)
+    await asyncio.sleep(0)
+    for n in range(40):  # one step's cards, all expiring before the newcomers
+        lanes.submit(
+            "C1", SendKind.POST, f"card{n}", rec.send("C1", f"card{n}"), expires_at=60, flow="g"
+        )
+    lanes.submit("C1", SendKind.POST, "other", rec.send("C1", "other"), expires_at=3600)
+    lanes.submit("C1", SendKind.POST, "another", rec.send("C1", "another"), expires_at=7200)
+    rec.gate.set()
+    await bounded(lanes.idle(), 5)
+    order = rec.order("C1")
+    # each newcomer waits behind at most one card; the cards keep their own order
+    assert order[:5] == ["hold", "card0", "other", "another", "card1"]
+    assert [w for w in order if w.startswith("card")] == [f"card{n}" for n in range(40)]

@@ -6,6 +6,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.slack.click_reply import reply_of
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from bot.slack.listeners import acknowledging, actor_of, services_of
 from bot.slack.listeners.snoozes import remind
@@ -33,7 +34,9 @@ def register(app: AsyncApp) -> None:
         outcome = await services.approvals.decide(
             action["value"], actor, approve=True, acknowledge=acknowledging(ack, context)
         )
-        await services.presenter.tell(actor.user_id, action["value"], outcome, channel_of(body))
+        await services.presenter.tell(
+            actor.user_id, action["value"], outcome, channel_of(body), reply_of(body)
+        )
 
     @app.action(ActionId.DENY)
     async def deny(
@@ -47,7 +50,7 @@ def register(app: AsyncApp) -> None:
         )
         if refused:
             await services.presenter.refuse(
-                actor.user_id, action["value"], refused, channel_of(body)
+                actor.user_id, action["value"], refused, channel_of(body), reply_of(body)
             )
 
     @app.action(ActionId.APPROVAL_OVERFLOW)
@@ -65,13 +68,15 @@ def register(app: AsyncApp) -> None:
             )
             if refused:
                 await services.presenter.refuse(
-                    actor.user_id, interaction_id, refused, channel_of(body)
+                    actor.user_id, interaction_id, refused, channel_of(body), reply_of(body)
                 )
         elif interaction_id and chosen == OverflowValue.WITHDRAW_APPROVAL:
             services = services_of(context)
             actor = actor_of(services, body)
             outcome = await services.approvals.withdraw(interaction_id, actor)
-            await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+            await services.presenter.tell(
+                actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+            )
         elif interaction_id and services_of(context).snoozes.is_choice(chosen):
             await remind(services_of(context), body, interaction_id, str(chosen), channel_of(body))
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.listeners import acknowledging, actor_of, services_of
 from bot.slack.listeners.approvals import channel_of, reason_of
@@ -22,7 +23,9 @@ def register(app: AsyncApp) -> None:
             str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack, context)
         )
         if not result.decided or result.arrived_later:
-            await services.presenter.say(actor.user_id, result.summary, channel_of(body))
+            await services.presenter.say(
+                actor.user_id, result.summary, channel_of(body), reply_of(body)
+            )
 
     @app.action(ActionId.DENY_ALL)
     async def deny_all(
@@ -35,7 +38,7 @@ def register(app: AsyncApp) -> None:
             body["trigger_id"], str(action["value"]), actor
         )
         if refused:
-            await services.presenter.say(actor.user_id, refused, channel_of(body))
+            await services.presenter.say(actor.user_id, refused, channel_of(body), reply_of(body))
 
     @app.view(CallbackId.DENY_ALL_MODAL)
     async def submit_deny_all(

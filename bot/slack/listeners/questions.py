@@ -8,6 +8,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.services.acking import ACK_BUDGET_SECONDS
+from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
 from bot.slack.listeners import acknowledging, actor_of, arrived, services_of
 from bot.slack.listeners.approvals import channel_of
@@ -27,7 +28,7 @@ def register(app: AsyncApp) -> None:
         refused = await services.forms.open_answer_modal(body["trigger_id"], action["value"], actor)
         if refused:
             await services.presenter.refuse(
-                actor.user_id, action["value"], refused, channel_of(body)
+                actor.user_id, action["value"], refused, channel_of(body), reply_of(body)
             )
 
     @app.action(action_id_pattern(ActionId.QUESTION_ACTION))
@@ -39,7 +40,9 @@ def register(app: AsyncApp) -> None:
         interaction_id, outcome = await services.questions.choose_action(
             action["value"], actor, acknowledging(ack, context)
         )
-        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+        await services.presenter.tell(
+            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+        )
 
     @app.action(action_id_pattern(ActionId.QUICK_OPTION))
     async def choose_option(
@@ -50,7 +53,9 @@ def register(app: AsyncApp) -> None:
         interaction_id, outcome = await services.questions.choose_quick_option(
             action["value"], actor, acknowledging(ack, context)
         )
-        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+        await services.presenter.tell(
+            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+        )
 
     @app.action(ActionId.QUESTION_OVERFLOW)
     async def overflow(
@@ -66,7 +71,9 @@ def register(app: AsyncApp) -> None:
         outcome = await services.questions.dismiss(
             interaction_id, actor, acknowledging(ack, context)
         )
-        await services.presenter.tell(actor.user_id, interaction_id, outcome, channel_of(body))
+        await services.presenter.tell(
+            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+        )
 
     @app.action(ActionId.QUESTION_REMIND)
     async def remind_me(

@@ -1,0 +1,48 @@
+"""A store that misbehaves under a running bridge: readiness says so, and nobody is told
+their decision is saved when it is not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.slack.ids import ActionId
+from tests.e2e.conftest import CHANNEL, Loop
+from tests.support import wait_until
+
+
+async def _readiness(loop: Loop, status: int) -> dict[str, Any]:
+    assert loop.bridge.url is not None
+
+    async def probe() -> dict[str, Any] | None:
+        answer = await loop.http.get(f"{loop.bridge.url}/readyz")
+        body: dict[str, Any] = answer.json()
+        return body if answer.status_code == status else None
+
+    found: dict[str, Any] = await wait_until(probe, message=f"/readyz answering {status}")
+    return found
+
+
+async def test_the_sqlite_file_deleted_under_the_bridge_fails_readiness_and_refuses_clicks(
+    loop: Loop,
+) -> None:
+    created = await loop.create("approval_request")
+    ts = await loop.posted(created["id"])
+    ready = await _readiness(loop, 200)
+    assert "takes writes" in ready["checks"]["store"]["detail"]
+
+    db = loop.settings.db_path
+    assert not isinstance(db, str)
+    db.unlink()  # an operator's mistake, a cleanup job, a volume remounted
+    unready = await _readiness(loop, 503)
+    assert unready["failing"] == ["store"]
+    assert "was deleted" in unready["checks"]["store"]["detail"]
+
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    told = await wait_until(
+        lambda: loop.slack.ephemerals("U0ADA"), message="the clicker told what became of it"
+    )
+    words = " ".join(e.text for e in told)
+    assert "could not be saved" in words
+    assert "is saved" not in words
+    assert await loop.resolve_calls(created["id"]) == []  # nothing reached the agent
+    assert (await loop.api_get(created["id"]))["status"] == "pending"
