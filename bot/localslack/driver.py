@@ -121,9 +121,20 @@ class SlackDriver:
         )
 
     async def choose_overflow(
-        self, user_id: str, channel: str, ts: str, action_id: str, option_value: str
+        self,
+        user_id: str,
+        channel: str,
+        ts: str,
+        action_id: str,
+        option_value: str,
+        *,
+        stale_blocks: list[dict[str, Any]] | None = None,
     ) -> httpx.Response:
+        """Pick an option of a message's overflow menu; with `stale_blocks`, from a client
+        still showing the message as it was."""
         message = self._message(channel, ts)
+        if stale_blocks is not None:
+            message = replace(message, blocks=stale_blocks)
         block, element = find_element(message.blocks, action_id)
         picked = find_option(element, option_value)
         entry = action(block, element, self._ts(), selected_option=picked)

@@ -46,6 +46,8 @@ class SlackDirectory:
         self._ttl = ttl
         self._people: dict[str, tuple[float, Person]] = {}
         self._groups: dict[str, tuple[float, frozenset[str]]] = {}
+        # look-ups under way, shared: Approve all of 200 asks about one person 200 times
+        self._asking: dict[tuple[int, str, bool], asyncio.Future[Any]] = {}
 
     async def person(self, user_id: str, *, fresh: bool = False) -> Person:
         """users.info's facts about a person (cached, unless `fresh`)."""
@@ -75,7 +77,13 @@ class SlackDirectory:
         now = time.monotonic()
         if hit is not None and now - hit[0] < self._ttl and not fresh:
             return hit[1]
-        value = await self._bounded(key, fetch)
+        asking = (id(cache), key, fresh)
+        pending = self._asking.get(asking)
+        if pending is None:
+            pending = asyncio.ensure_future(self._bounded(key, fetch))
+            self._asking[asking] = pending
+            pending.add_done_callback(lambda _: self._asking.pop(asking, None))
+        value: T = await asyncio.shield(pending)
         cache[key] = (time.monotonic(), value)
         return value
 

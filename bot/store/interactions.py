@@ -195,7 +195,7 @@ class InteractionQueries(StoreBase):
         if not interaction_ids:
             return {}
         rows = await self._all(TRACKED.where(interactions.c.id.in_(list(interaction_ids))))
-        return {str(r["id"]): tracked(r) for r in rows}
+        return {str(r["id"]): tracked(r, self._show) for r in rows}
 
     async def unposted(self) -> list[TrackedInteraction]:
         """Claimed but not confirmed posted: the crash window to reconcile.

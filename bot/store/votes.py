@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import Select, and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -23,6 +23,8 @@ from bot.novo.models import ResolveInteractionBody
 from bot.store.outbox import DecisionQueries
 from bot.store.rows import QueuedDecision, Vote, queued, vote
 from bot.store.schema import interactions, votes
+
+T = TypeVar("T")
 
 _ACTIVE = votes.c.withdrawn_at.is_(None)
 _UNSEALED = votes.c.sealed_at.is_(None)
@@ -79,77 +81,86 @@ class VoteQueries(DecisionQueries):
         *,
         commit_by: float | None = None,
     ) -> list[Ballot]:
-        """Cast approvals on many interactions in one transaction (Approve all)."""
+        """Cast approvals on many interactions (one each) in one transaction, a few
+        statements for all of them: Approve all of 200 must be safe well inside 3 s."""
 
         async def work(connection: AsyncConnection) -> list[Ballot]:
-            return [await self._cast(connection, r, now, lease_until) for r in requests]
+            return await self._cast_all(connection, requests, now, lease_until)
 
         return await self._transaction(work, commit_by=commit_by)
 
-    async def _cast(
+    async def _cast_all(
         self,
         connection: AsyncConnection,
-        request: VoteRequest,
+        requests: Sequence[VoteRequest],
         now: datetime,
         lease_until: datetime,
-    ) -> Ballot:
-        interaction_id = request.interaction_id
-        # One vote at a time per interaction (on PostgreSQL; SQLite has one writer): two
-        # votes locking each other's rows in turn would deadlock.
-        await connection.execute(
-            select(interactions.c.id).where(interactions.c.id == interaction_id).with_for_update()
-        )
-        for user_id, why in request.drop.items():
+    ) -> list[Ballot]:
+        ids = sorted({r.interaction_id for r in requests})
+        if not ids:
+            return []
+        if self.engine_name == "postgresql":
+            # One vote at a time per interaction (SQLite has one writer anyway): two votes
+            # locking each other's rows in turn would deadlock. Sorted, so no cycle.
+            for chunk in _chunks(ids):
+                await connection.execute(
+                    select(interactions.c.id)
+                    .where(interactions.c.id.in_(chunk))
+                    .order_by(interactions.c.id)
+                    .with_for_update()
+                )
+        for request in requests:
+            for user_id, why in request.drop.items():
+                await connection.execute(
+                    update(votes)
+                    .where(_one(request.interaction_id, user_id), _ACTIVE, _UNSEALED)
+                    .values(withdrawn_at=now, dropped_why=why)
+                )
+        counted: set[tuple[str, str]] = set()
+        for part in _chunks(list(requests)):
+            rows = (await connection.execute(_upsert(self._insert(votes), part, now))).all()
+            counted.update((str(r[0]), str(r[1])) for r in rows)
+        standing: dict[str, list[Vote]] = {i: [] for i in ids}
+        for chunk in _chunks(ids):
+            query = (
+                select(votes)
+                .where(votes.c.interaction_id.in_(chunk), _ACTIVE)
+                .order_by(votes.c.voted_at, votes.c.user_id)
+            )
+            # Locked: a withdrawal under way is waited for and seen, one after is refused.
+            for row in (await connection.execute(query.with_for_update())).mappings():
+                standing[row["interaction_id"]].append(vote(row))
+        ballots: list[Ballot] = []
+        met: list[str] = []
+        for request in requests:
+            mine = standing[request.interaction_id]
+            was_counted = (request.interaction_id, request.approval.actor.user_id) in counted
+            if any(v.sealed for v in mine):
+                ballots.append(Ballot(was_counted, mine, closed=True))
+                continue
+            if len(mine) < request.quorum:
+                ballots.append(Ballot(was_counted, mine))
+                continue
+            insert_decision = self._queue(
+                request.interaction_id,
+                request.body,
+                request.decision,
+                lease_until,
+                [v.approval for v in mine],
+            )
+            row = (await connection.execute(insert_decision)).mappings().first()
+            if row is None:  # another decision (a Deny) is already on its way
+                ballots.append(Ballot(was_counted, mine, closed=True))
+                continue
+            met.append(request.interaction_id)
+            ballots.append(Ballot(was_counted, mine, queued=queued(row)))
+        for chunk in _chunks(met):
             await connection.execute(
                 update(votes)
-                .where(_one(interaction_id, user_id), _ACTIVE, _UNSEALED)
-                .values(withdrawn_at=now, dropped_why=why)
+                .where(votes.c.interaction_id.in_(chunk), _ACTIVE, _UNSEALED)
+                .values(sealed_at=now)
             )
-        actor = request.approval.actor
-        insert = self._insert(votes).values(
-            interaction_id=interaction_id,
-            user_id=actor.user_id,
-            user_name=actor.display_name,
-            voted_at=now,
-            withdrawn_at=None,
-            note=request.approval.note,
-            sealed_at=None,
-            dropped_why=None,
-        )
-        cast = insert.on_conflict_do_update(
-            index_elements=[votes.c.interaction_id, votes.c.user_id],
-            set_={
-                "user_name": actor.display_name,
-                "voted_at": now,
-                "withdrawn_at": None,
-                "note": request.approval.note,
-                "dropped_why": None,
-            },
-            where=votes.c.withdrawn_at.is_not(None),
-        ).returning(votes.c.user_id)
-        counted = (await connection.execute(cast)).first() is not None
-        # Locked: a withdrawal under way is waited for and seen, one after is refused.
-        rows = (
-            (await connection.execute(_standing(interaction_id).with_for_update())).mappings().all()
-        )
-        standing = [vote(r) for r in rows]
-        if any(v.sealed for v in standing):
-            return Ballot(counted, standing, closed=True)
-        if len(standing) < request.quorum:
-            return Ballot(counted, standing)
-        approvers = [v.approval for v in standing]
-        insert_decision = self._queue(
-            interaction_id, request.body, request.decision, lease_until, approvers
-        )
-        row = (await connection.execute(insert_decision)).mappings().first()
-        if row is None:  # another decision (a Deny) is already on its way
-            return Ballot(counted, standing, closed=True)
-        await connection.execute(
-            update(votes)
-            .where(votes.c.interaction_id == interaction_id, _ACTIVE, _UNSEALED)
-            .values(sealed_at=now)
-        )
-        return Ballot(counted, standing, queued=queued(row))
+        return ballots
 
     async def withdraw_vote(self, interaction_id: str, user_id: str, now: datetime) -> Withdrawal:
         """Take back a standing vote; `sealed` when it was already sent in a decision."""
@@ -201,6 +212,44 @@ class VoteQueries(DecisionQueries):
             .order_by(votes.c.voted_at, votes.c.user_id)
         )
         return [vote(r) for r in rows]
+
+
+CHUNK = 400
+"""Rows or ids per statement: well inside every engine's parameter limit."""
+
+
+def _chunks(items: Sequence[T]) -> list[Sequence[T]]:
+    return [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+
+
+def _upsert(insert: Any, requests: Sequence[VoteRequest], now: datetime) -> Any:
+    """Cast each request's vote: new, or again after a withdrawal; a standing vote stays."""
+    statement = insert.values(
+        [
+            {
+                "interaction_id": r.interaction_id,
+                "user_id": r.approval.actor.user_id,
+                "user_name": r.approval.actor.display_name,
+                "voted_at": now,
+                "withdrawn_at": None,
+                "note": r.approval.note,
+                "sealed_at": None,
+                "dropped_why": None,
+            }
+            for r in requests
+        ]
+    )
+    return statement.on_conflict_do_update(
+        index_elements=[votes.c.interaction_id, votes.c.user_id],
+        set_={
+            "user_name": statement.excluded.user_name,
+            "voted_at": statement.excluded.voted_at,
+            "withdrawn_at": None,
+            "note": statement.excluded.note,
+            "dropped_why": None,
+        },
+        where=votes.c.withdrawn_at.is_not(None),
+    ).returning(votes.c.interaction_id, votes.c.user_id)
 
 
 def _one(interaction_id: str, user_id: str) -> Any:

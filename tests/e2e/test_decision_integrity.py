@@ -50,11 +50,26 @@ async def _approve(loop: Loop, user: str, ts: str) -> httpx.Response:
     return response
 
 
-async def _withdraw(loop: Loop, user: str, ts: str) -> None:
+async def _withdraw(
+    loop: Loop, user: str, ts: str, seen: list[dict[str, Any]] | None = None
+) -> None:
+    """Withdraw from the message as `user` sees it (`seen`: blocks from before it changed)."""
     response = await loop.driver.choose_overflow(
-        user, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.WITHDRAW_APPROVAL
+        user,
+        CHANNEL,
+        ts,
+        ActionId.APPROVAL_OVERFLOW,
+        OverflowValue.WITHDRAW_APPROVAL,
+        stale_blocks=seen,
     )
     assert response.status_code == 200
+
+
+def _blocks(loop: Loop, ts: str) -> list[dict[str, Any]]:
+    message = loop.slack.message(CHANNEL, ts)
+    assert message is not None
+    blocks: list[dict[str, Any]] = message.blocks
+    return blocks
 
 
 def _told_texts(loop: Loop, user: str) -> list[str]:
@@ -75,10 +90,12 @@ async def test_withdraw_after_the_quorum_is_met_is_refused_and_the_reason_names_
     interaction_id, ts = await _deploy(loop)
     await _approve(loop, "U0ADA", ts)
     await _told(loop, "U0ADA", "counted: 1 of 2")
+    await loop.shows(ts, "Approvals: 1 of 2 — <@U0ADA> ✓")
+    seen = _blocks(loop, ts)  # what Ada's screen still shows while Grace's approval is sent
     await loop.fault(errorRate=1.0, status=503, routes="resolve")  # Novo is down
     await _approve(loop, "U0GRACE", ts)
     await _told(loop, "U0GRACE", "Your decision is saved")
-    await _withdraw(loop, "U0ADA", ts)
+    await _withdraw(loop, "U0ADA", ts, seen)
     await _told(loop, "U0ADA", "The approval was already sent with your vote.")
     assert not any("withdrawn" in t for t in _told_texts(loop, "U0ADA"))
     await loop.fault()  # Novo is back: the queued decision goes out
@@ -98,8 +115,9 @@ async def test_a_withdrawal_racing_the_completing_approval_never_sends_a_withdra
         await _approve(loop, "U0ADA", ts)
         await wait_until(lambda b=before: len(_told_texts(loop, "U0ADA")) > b, message="counted")
         await loop.shows(ts, "Approvals: 1 of 2 — <@U0ADA> ✓")  # Withdraw is offered now
+        seen = _blocks(loop, ts)
         told = len(_told_texts(loop, "U0ADA"))
-        await asyncio.gather(_approve(loop, "U0GRACE", ts), _withdraw(loop, "U0ADA", ts))
+        await asyncio.gather(_approve(loop, "U0GRACE", ts), _withdraw(loop, "U0ADA", ts, seen))
         answer = await wait_until(
             lambda t=told: next(iter(_told_texts(loop, "U0ADA")[t:]), None),
             message="Ada told how her withdrawal went",

@@ -202,4 +202,6 @@ async def test_a_big_group_takes_turns_with_an_unrelated_approval(loop: Loop) ->
     finally:
         event.remove(engine, "before_cursor_execute", count)
     reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
-    assert len(reads) <= 6, [r[:60] for r in reads]  # was several for each member
+    # O(1), not several for each of the 30 members as before; the bridge's own poll may
+    # run a few statements on the same engine meanwhile, so the bound has room for them
+    assert len(reads) <= 15, [" ".join(r.split())[:90] for r in reads]

@@ -42,7 +42,7 @@ async def test_the_sqlite_file_deleted_under_the_bridge_fails_readiness_and_refu
         lambda: loop.slack.ephemerals("U0ADA"), message="the clicker told what became of it"
     )
     words = " ".join(e.text for e in told)
-    assert "could not be saved" in words
+    assert "couldn't be saved" in words
     assert "is saved" not in words
     assert await loop.resolve_calls(created["id"]) == []  # nothing reached the agent
     assert (await loop.api_get(created["id"]))["status"] == "pending"
