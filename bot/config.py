@@ -15,7 +15,16 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import ErrorDetails
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from bot.secretfiles import SecretFileError, SecretFileSource
 
 # Conversation ids: public channels C…, private channels G… (older ones), DMs D….
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
@@ -126,6 +135,24 @@ class Settings(LogSettings):
             return Path(value)
         return value
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Secrets may come from files (`SLACK_BOT_TOKEN_FILE=…`): see `bot.secretfiles`."""
+        layers = [
+            init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {},
+            env_settings.env_vars if isinstance(env_settings, EnvSettingsSource) else {},
+            dotenv_settings.env_vars if isinstance(dotenv_settings, DotEnvSettingsSource) else {},
+        ]
+        files = SecretFileSource(settings_cls, layers)
+        return files, init_settings, env_settings, dotenv_settings, file_secret_settings
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
@@ -143,6 +170,8 @@ def load_settings(**overrides: object) -> Settings:
     """Read settings; raise `SettingsError`: one line naming every bad setting and why."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
+    except SecretFileError as exc:
+        raise SettingsError(str(exc)) from None
     except ValidationError as exc:
         raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
 
