@@ -2,8 +2,8 @@
 
 The container runs `novo-slack run` (the image's own entrypoint and command)
 on the host's network against a simulator and a local Slack this test
-starts, with every secret mounted as a file and its store on a named volume
-at /data. The test sees it as Slack and Novo would: the post, a signed click
+starts, its root filesystem read-only as deploy/kubernetes/ has it, every
+secret mounted as a file and its store on a named volume at /data. The test sees it as Slack and Novo would: the post, a signed click
 sent to the container's HTTP endpoint, the resolve call, the updated message;
 and as an operator would: /readyz, the process's user, `podman stop`'s
 SIGTERM, and a new container on the same volume posting nothing twice.
@@ -59,7 +59,7 @@ class Rig:
         name = f"novo-slack-test-{uuid.uuid4().hex[:10]}"
         self.names.append(name)
         await podman(
-            "run", "--detach", "--name", name, "--network=host",
+            "run", "--detach", "--name", name, "--network=host", "--read-only",
             "--volume", f"{self.volume}:/data",
             "--volume", f"{self.secrets}:/run/secrets:ro",
             "--env", "SLACK_BOT_TOKEN_FILE=/run/secrets/slack_bot_token",
