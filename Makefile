@@ -56,16 +56,19 @@ IMAGE       ?= novo-slack:$(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' bot/__
 BASE_IMAGE  ?= localhost/novo-base:bookworm
 PIP_CERT    ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
 PODMAN      ?= podman --runtime runc
-export CONTAINERS_CONF ?= $(CURDIR)/deploy/podman/containers.conf
+# cgroupfs and no default ulimits, for hosts with hybrid cgroups; empty: podman's defaults
+CONTAINERS_CONF ?= $(CURDIR)/deploy/podman/containers.conf
+WITH_CONF   := $(if $(CONTAINERS_CONF),CONTAINERS_CONF=$(CONTAINERS_CONF))
 
 image: $(if $(filter localhost/novo-base:%,$(BASE_IMAGE)),base-image)  ## the container image
-	$(PODMAN) build --format docker --network=host \
+	$(WITH_CONF) $(PODMAN) build --format docker --network=host \
 	  $(if $(PIP_CERT),-v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg PIP_CERT=$(PIP_CERT)) \
 	  --build-arg BASE_IMAGE=$(BASE_IMAGE) -t $(IMAGE) -f Containerfile .
-	@$(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
+	@$(WITH_CONF) $(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
 
 base-image:  ## localhost/novo-base:bookworm from Debian's packages, unless it exists
-	@$(PODMAN) image exists $(BASE_IMAGE) || deploy/podman/base-image.sh $(BASE_IMAGE)
+	@$(WITH_CONF) $(PODMAN) image exists $(BASE_IMAGE) || \
+	  $(WITH_CONF) PODMAN="$(PODMAN)" deploy/podman/base-image.sh $(BASE_IMAGE)
 
 dist: $(STAMP)  ## sdist and wheel in dist/, checked by twine
 	rm -rf dist

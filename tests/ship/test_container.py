@@ -3,8 +3,9 @@
 The container runs `novo-slack run` (the image's own entrypoint and command)
 on the host's network against a simulator and a local Slack this test
 starts, its root filesystem read-only as deploy/kubernetes/ has it, every
-secret mounted as a file and its store on a named volume at /data. The test sees it as Slack and Novo would: the post, a signed click
-sent to the container's HTTP endpoint, the resolve call, the updated message;
+secret mounted as a file and its store on a named volume at /data. The
+test sees it as Slack and Novo would: the post, a signed click sent to the
+container's HTTP endpoint, the resolve call, the updated message;
 and as an operator would: /readyz, the process's user, `podman stop`'s
 SIGTERM, and a new container on the same volume posting nothing twice.
 """
