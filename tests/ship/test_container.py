@@ -12,6 +12,7 @@ SIGTERM, and a new container on the same volume posting nothing twice.
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 import uuid
@@ -36,6 +37,7 @@ API_KEY = "container-novo-key"
 CHANNEL = "C0CONTAINER"
 STOP_WITHIN_SECONDS = 10.0
 START_WITHIN_SECONDS = 30.0
+MAX_IMAGE_BYTES = 200_000_000
 
 
 @dataclass
@@ -205,3 +207,17 @@ def _status_ids(status: Path, field: str) -> list[int]:
         if line.startswith(f"{field}:"):
             return [int(part) for part in line.split()[1:]]
     return []
+
+
+async def test_the_image_is_small_and_keeps_nothing_of_its_build(image: str) -> None:
+    inspected = json.loads((await podman("image", "inspect", image)).out)[0]
+    config = inspected["Config"]
+    assert inspected["Size"] < MAX_IMAGE_BYTES, f"{inspected['Size'] / 1e6:.0f} MB"
+    assert config["User"].split(":")[0] != "0" and config["User"] not in ("", "root")
+    assert config["Entrypoint"] == ["novo-slack"] and config["Cmd"] == ["run"]
+    assert "/data" in config["Volumes"]
+    assert "NOVO_SLACK_DB=/data/novo-slack.db" in config["Env"]
+    assert inspected["Healthcheck"]["Test"][:2] == ["CMD", "python3"]  # kept: --format docker
+    history = (await podman("history", "--no-trunc", "--format", "{{.CreatedBy}}", image)).out
+    build_only = ("PIP_CERT", "ca-certificates.crt", "binutils", "pip install")
+    assert not [word for word in build_only if word in history + json.dumps(config)]
