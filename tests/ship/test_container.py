@@ -12,6 +12,7 @@ SIGTERM, and a new container on the same volume posting nothing twice.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -29,6 +30,7 @@ from bot.localslack.server import LocalSlack, start_local_slack
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import _block_text
+from tests.replicas.conftest import database_url
 from tests.ship.podman import podman
 from tests.support import wait_until
 
@@ -38,6 +40,8 @@ CHANNEL = "C0CONTAINER"
 STOP_WITHIN_SECONDS = 10.0
 START_WITHIN_SECONDS = 30.0
 MAX_IMAGE_BYTES = 200_000_000
+
+__all__ = ["database_url"]  # a fresh PostgreSQL database per test, from the replica tests
 
 
 @dataclass
@@ -55,15 +59,26 @@ class Rig:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return _url(self.port)
 
-    async def start(self) -> str:
-        """A container of the image with its default command (`run`); its name."""
+    async def start(self, *, port: int | None = None, db: str | None = None) -> str:
+        """A container of the image with its default command (`run`); its name.
+
+        Its store: the SQLite file on the rig's volume, or the database `db` names,
+        its password then given as a file as deploy/kubernetes/ does.
+        """
         name = f"novo-slack-test-{uuid.uuid4().hex[:10]}"
+        port = port or self.port
         self.names.append(name)
+        store = ["--volume", f"{self.volume}:/data"]
+        if db is not None:
+            store = [
+                "--env", f"NOVO_SLACK_DB={db}",
+                "--env", "NOVO_SLACK_DB_PASSWORD_FILE=/run/secrets/db_password",
+            ]  # fmt: skip
         await podman(
             "run", "--detach", "--name", name, "--network=host", "--read-only",
-            "--volume", f"{self.volume}:/data",
+            *store,
             "--volume", f"{self.secrets}:/run/secrets:ro",
             "--env", "SLACK_BOT_TOKEN_FILE=/run/secrets/slack_bot_token",
             "--env", "SLACK_SIGNING_SECRET_FILE=/run/secrets/slack_signing_secret",
@@ -72,17 +87,19 @@ class Rig:
             "--env", f"NOVO_API_URL={self.sim.url}",
             "--env", f"NOVO_SLACK_CHANNEL={CHANNEL}",
             "--env", "NOVO_SLACK_HOST=127.0.0.1",
-            "--env", f"NOVO_SLACK_PORT={self.port}",
+            "--env", f"NOVO_SLACK_PORT={port}",
             "--env", "NOVO_SLACK_POLL_SECONDS=0.2",
             "--env", "NOVO_SLACK_POST_RATE=50",
             self.image,
         )  # fmt: skip
-        await wait_until(self._ready, timeout=START_WITHIN_SECONDS, message=f"{name} ready")
+        await wait_until(
+            lambda: self._ready(port), timeout=START_WITHIN_SECONDS, message=f"{name} ready"
+        )
         return name
 
-    async def _ready(self) -> bool:
+    async def _ready(self, port: int) -> bool:
         try:
-            response = await self.http.get(f"{self.url}/readyz")
+            response = await self.http.get(f"{_url(port)}/readyz")
         except httpx.TransportError:
             return False
         return response.status_code == 200
@@ -131,6 +148,7 @@ async def rig(image: str, tmp_path: Path) -> AsyncIterator[Rig]:
             ("slack_bot_token", slack.bot_token),
             ("slack_signing_secret", SIGNING_SECRET),
             ("novo_api_key", API_KEY),
+            ("db_password", "not-asked-for-by-trust-auth"),
         ):
             (secrets / name).write_text(value + "\n", encoding="utf-8")  # as `echo` writes it
         rig = Rig(sim, slack, http, image, secrets, volume, _free_port(), [])
@@ -138,8 +156,12 @@ async def rig(image: str, tmp_path: Path) -> AsyncIterator[Rig]:
             yield rig
         finally:
             for name in rig.names:
-                await podman("rm", "--force", "--time", "0", name, check=False)
+                await podman("rm", "--force", "--volumes", "--time", "0", name, check=False)
             await podman("volume", "rm", "--force", volume, check=False)
+
+
+def _url(port: int) -> str:
+    return f"http://127.0.0.1:{port}"
 
 
 def _free_port() -> int:
@@ -189,6 +211,27 @@ async def test_the_image_decides_an_approval_and_restarts_on_its_volume(rig: Rig
     assert rig.posts_of(waiting) == [waiting_ts], "a pending interaction was posted again"
     assert rig.posts_of(asked) == [ts], "a decided interaction was posted again"
     assert len(rig.posts_of(later)) == 1
+
+
+async def test_two_containers_share_a_postgresql_database_as_the_deployment_does(
+    rig: Rig, database_url: str
+) -> None:
+    """deploy/kubernetes/'s shape: two replicas, one database, the password from a file."""
+    rig.slack.add_user("U0ADA", "ada", "Ada Lovelace")
+    ports = (rig.port, _free_port())
+    await asyncio.gather(*(rig.start(port=port, db=database_url) for port in ports))
+    asked = await rig.create()
+    ts = (await wait_until(lambda: rig.posts_of(asked), message=f"{asked} posted"))[0]
+    for port in ports:  # the same click reaches each replica: Novo hears of it once
+        async with SlackDriver(_url(port), SIGNING_SECRET, rig.slack) as driver:
+            answer = await driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+        assert answer.status_code == 200
+    record = await wait_until(lambda: _resolved(rig, asked), message=f"{asked} resolved")
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
+    assert rig.posts_of(asked) == [ts]
+    log = (await rig.http.get(f"{rig.sim.url}/_sim/log")).json()["requests"]
+    resolves = [r for r in log if r["path"] == f"/v1/interactions/{asked}/resolve"]
+    assert len(resolves) == 1, resolves
 
 
 async def _resolved(rig: Rig, interaction_id: str) -> dict[str, Any] | None:
