@@ -43,6 +43,10 @@ MAX_IMAGE_BYTES = 200_000_000
 
 __all__ = ["database_url"]  # a fresh PostgreSQL database per test, from the replica tests
 
+# whichever test comes first may wait for a cold `make image` (where .ci/run did not build
+# it); every wait inside has a deadline of its own
+pytestmark = pytest.mark.timeout(600)
+
 
 @dataclass
 class Rig:
@@ -171,7 +175,6 @@ def _free_port() -> int:
         return port
 
 
-@pytest.mark.timeout(600)  # a cold `make image` comes first where .ci/run did not build it
 async def test_the_image_decides_an_approval_and_restarts_on_its_volume(rig: Rig) -> None:
     rig.slack.add_user("U0ADA", "ada", "Ada Lovelace")
     first = await rig.start()

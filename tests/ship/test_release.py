@@ -57,6 +57,7 @@ def test_build_makes_an_sdist_and_a_wheel_twine_passes(built: list[Path]) -> Non
     _run(str(BIN / "twine"), "check", "--strict", *map(str, built))
 
 
+@pytest.mark.timeout(300)  # pip fetches the dependencies (from its cache where it can)
 def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) -> None:
     wheel = next(p for p in built if p.suffix == ".whl")
     venv = tmp_path / "venv"
