@@ -100,6 +100,8 @@ def test_settings_are_names_the_bridge_reads_and_secrets_are_mounted_files() -> 
             folder, _, key = path.rpartition("/")
             assert folder == mounts[secret_volume["name"]] and key in secret_keys, path
         assert settings["NOVO_SLACK_CONFIG"].startswith(mounts["policy"] + "/")
+        # a subPath mount is never updated: the policy would not follow its ConfigMap
+        assert not any("subPath" in m for m in container["volumeMounts"])
     assert make_url(settings["NOVO_SLACK_DB"]).password is None, "a password in the ConfigMap"
 
 
