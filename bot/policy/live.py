@@ -31,20 +31,22 @@ Stamp = tuple[int, int, int, int]
 
 class LivePolicy:
     def __init__(
-        self, default_channel: str, file: PolicyFile | None = None, path: Path | None = None
+        self,
+        default_channel: str,
+        file: PolicyFile | None = None,
+        path: Path | None = None,
+        stamp: Stamp | None = None,
     ) -> None:
         self._default_channel = default_channel
         self._file = file or PolicyFile()
         self._path = path
-        self._stamp = _stamp(path) if path is not None else None
+        self._stamp = stamp  # of the file `file` was read from
 
     @classmethod
     def load(cls, path: Path | None, default_channel: str) -> LivePolicy:
         """The policy at `path`; PolicyError naming the place if it can't be used."""
-        stamp = _stamp(path) if path is not None else None  # before reading: a change meanwhile
-        live = cls(default_channel, load_policy(path), path)  # is seen on the next check
-        live._stamp = stamp
-        return live
+        stamp = _stamp(path) if path is not None else None  # before reading: a change made
+        return cls(default_channel, load_policy(path), path, stamp)  # meanwhile is seen next
 
     @property
     def current(self) -> PolicyFile:
