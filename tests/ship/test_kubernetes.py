@@ -62,6 +62,10 @@ def test_the_deployment_runs_two_hardened_replicas_with_probes() -> None:
     assert spec["replicas"] == 2
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["runAsUser"] == image_user()
+    secret_volume = next(v for v in pod["volumes"] if "secret" in v)["secret"]
+    if not secret_volume["defaultMode"] & 0o004:  # not world-readable: the group must be ours
+        assert secret_volume["defaultMode"] & 0o040
+        assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"]
     for container in pod["initContainers"] + pod["containers"]:
         security = container["securityContext"]
         assert security["readOnlyRootFilesystem"] is True
