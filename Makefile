@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo playground screenshots test lint sim run check bench clean
+.PHONY: demo playground screenshots test lint sim run check bench clean image base-image dist env-example
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,36 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.batch
 	$(BIN)/python -m bench.redaction
 	$(BIN)/python -m bench.big_group
+
+# The container image. BASE_IMAGE defaults to a Debian bookworm + Python 3.11 base made
+# here from Debian's packages (`make base-image`), for hosts that reach no registry; with
+# one, `make image BASE_IMAGE=docker.io/library/python:3.11-slim-bookworm`. PIP_CERT hands
+# pip the host's CA bundle (mounted for the build only); empty it where none is needed.
+IMAGE       ?= novo-slack:$(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' bot/__init__.py)
+BASE_IMAGE  ?= localhost/novo-base:bookworm
+PIP_CERT    ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
+PODMAN      ?= podman --runtime runc
+# cgroupfs and no default ulimits, for hosts with hybrid cgroups; empty: podman's defaults
+CONTAINERS_CONF ?= $(CURDIR)/deploy/podman/containers.conf
+WITH_CONF   := $(if $(CONTAINERS_CONF),CONTAINERS_CONF=$(CONTAINERS_CONF))
+
+image: $(if $(filter localhost/novo-base:%,$(BASE_IMAGE)),base-image)  ## the container image
+	$(WITH_CONF) $(PODMAN) build --format docker --network=host \
+	  $(if $(PIP_CERT),-v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg PIP_CERT=$(PIP_CERT)) \
+	  --build-arg BASE_IMAGE=$(BASE_IMAGE) -t $(IMAGE) -f Containerfile .
+	@$(WITH_CONF) $(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
+
+base-image:  ## localhost/novo-base:bookworm from Debian's packages, unless it exists
+	@$(WITH_CONF) $(PODMAN) image exists $(BASE_IMAGE) || \
+	  $(WITH_CONF) PODMAN="$(PODMAN)" deploy/podman/base-image.sh $(BASE_IMAGE)
+
+dist: $(STAMP)  ## sdist and wheel in dist/, checked by twine
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
+env-example: $(STAMP)  ## .env.example from the settings model
+	$(BIN)/python -m bot.envfile > .env.example
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

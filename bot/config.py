@@ -15,7 +15,16 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import ErrorDetails
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from bot.secretfiles import SecretFileError, SecretFileSource
 
 # Conversation ids: public channels C…, private channels G… (older ones), DMs D….
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
@@ -42,8 +51,16 @@ class LogSettings(BaseSettings):
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
     )
 
-    log_level: LogLevel = Field(default="INFO", alias="NOVO_SLACK_LOG_LEVEL")
-    log_format: LogFormat = Field(default="text", alias="NOVO_SLACK_LOG_FORMAT")
+    log_level: LogLevel = Field(
+        default="INFO",
+        alias="NOVO_SLACK_LOG_LEVEL",
+        description="DEBUG, INFO, WARNING or ERROR (-v is DEBUG)",
+    )
+    log_format: LogFormat = Field(
+        default="text",
+        alias="NOVO_SLACK_LOG_FORMAT",
+        description="text, or json: one JSON object per line",
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -59,27 +76,106 @@ class LogSettings(BaseSettings):
 class Settings(LogSettings):
     """Every knob of the bridge, by its environment name; secrets never show in a repr."""
 
-    slack_bot_token: SecretStr = Field(alias="SLACK_BOT_TOKEN", min_length=1)
-    slack_signing_secret: SecretStr = Field(alias="SLACK_SIGNING_SECRET", min_length=1)
-    slack_app_token: SecretStr | None = Field(default=None, alias="SLACK_APP_TOKEN")
-    slack_api_url: str | None = Field(default=None, alias="SLACK_API_URL")
-    novo_api_url: str = Field(alias="NOVO_API_URL", min_length=1)
-    novo_api_key: SecretStr = Field(alias="NOVO_API_KEY", min_length=1)
-    default_channel: str = Field(alias="NOVO_SLACK_CHANNEL", min_length=1)
+    # `description` is each setting's meaning as .env.example shows it (`make env-example`)
+    slack_bot_token: SecretStr = Field(
+        alias="SLACK_BOT_TOKEN", min_length=1, description="the bot token, xoxb-…"
+    )
+    slack_signing_secret: SecretStr = Field(
+        alias="SLACK_SIGNING_SECRET",
+        min_length=1,
+        description="verifies that requests come from Slack (HTTP mode)",
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None,
+        alias="SLACK_APP_TOKEN",
+        description="app-level token, xapp-…; when set, Socket Mode (else HTTP mode)",
+    )
+    slack_api_url: str | None = Field(
+        default=None,
+        alias="SLACK_API_URL",
+        description="Slack's Web API base URL (the demo and tests point it at a local Slack)",
+    )
+    novo_api_url: str = Field(
+        alias="NOVO_API_URL",
+        min_length=1,
+        description="Novo's API base, e.g. https://api.novo.example",
+    )
+    novo_api_key: SecretStr = Field(
+        alias="NOVO_API_KEY",
+        min_length=1,
+        description="Novo API key (sent as Authorization: Bearer …)",
+    )
+    default_channel: str = Field(
+        alias="NOVO_SLACK_CHANNEL",
+        min_length=1,
+        description="id of the channel interactions are posted to (C…), unless the policy says",
+    )
     # a SQLite file path, or a database URL kept as text (a Path would fold its "//")
-    db_path: Path | str = Field(default=Path("./novo-slack.db"), alias="NOVO_SLACK_DB")
-    port: int = Field(default=3000, alias="NOVO_SLACK_PORT", ge=0, le=65535)
-    host: str = Field(default="0.0.0.0", alias="NOVO_SLACK_HOST", min_length=1)
-    poll_seconds: float = Field(default=2.0, alias="NOVO_SLACK_POLL_SECONDS", gt=0, le=3600)
+    db_path: Path | str = Field(
+        default=Path("./novo-slack.db"),
+        alias="NOVO_SLACK_DB",
+        description=(
+            "the store of messages and decisions in flight: a SQLite file, or"
+            " postgresql://user@host:5432/db for several replicas"
+        ),
+    )
+    port: int = Field(
+        default=3000,
+        alias="NOVO_SLACK_PORT",
+        ge=0,
+        le=65535,
+        description="port of /healthz, /readyz, /metrics, and /slack/events in HTTP mode",
+    )
+    host: str = Field(
+        default="0.0.0.0",
+        alias="NOVO_SLACK_HOST",
+        min_length=1,
+        description="address that port is bound to (127.0.0.1: this host only; :: for IPv6)",
+    )
+    poll_seconds: float = Field(
+        default=2.0,
+        alias="NOVO_SLACK_POLL_SECONDS",
+        gt=0,
+        le=3600,
+        description="how often Novo is polled for pending interactions (seconds)",
+    )
     # Slack's own limits, with room: ~1 post per second per channel, Tier 3 for chat.update
-    post_rate: float = Field(default=1.0, alias="NOVO_SLACK_POST_RATE", gt=0, le=100)
-    update_rate: float = Field(default=50.0, alias="NOVO_SLACK_UPDATE_RATE", gt=0, le=1000)
-    # the policy file (YAML): agents' names, links; none means every default
-    config_path: Path | None = Field(default=None, alias="NOVO_SLACK_CONFIG")
-    # how long the audit trail keeps an entry; older ones are pruned daily
-    audit_days: int = Field(default=90, alias="NOVO_SLACK_AUDIT_DAYS", ge=1, le=36500)
-    # free disk beside a SQLite store under which /readyz fails
-    min_free_mb: int = Field(default=50, alias="NOVO_SLACK_MIN_FREE_MB", ge=0, le=10**9)
+    post_rate: float = Field(
+        default=1.0,
+        alias="NOVO_SLACK_POST_RATE",
+        gt=0,
+        le=100,
+        description="new messages posted per second, per channel (Slack allows about 1)",
+    )
+    update_rate: float = Field(
+        default=50.0,
+        alias="NOVO_SLACK_UPDATE_RATE",
+        gt=0,
+        le=1000,
+        description="message updates per minute, whole workspace (chat.update is Tier 3)",
+    )
+    config_path: Path | None = Field(
+        default=None,
+        alias="NOVO_SLACK_CONFIG",
+        description=(
+            "the policy file (YAML): where interactions go, who decides, reminders,"
+            " agents' names; reloaded on SIGHUP or when it changes; unset: every default"
+        ),
+    )
+    audit_days: int = Field(
+        default=90,
+        alias="NOVO_SLACK_AUDIT_DAYS",
+        ge=1,
+        le=36500,
+        description="days the audit trail keeps an entry (older ones are pruned daily)",
+    )
+    min_free_mb: int = Field(
+        default=50,
+        alias="NOVO_SLACK_MIN_FREE_MB",
+        ge=0,
+        le=10**9,
+        description="free disk (MB) beside a SQLite store under which /readyz fails",
+    )
 
     @field_validator("slack_bot_token")
     @classmethod
@@ -128,6 +224,24 @@ class Settings(LogSettings):
             return Path(value)
         return value
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Secrets may come from files (`SLACK_BOT_TOKEN_FILE=…`): see `bot.secretfiles`."""
+        layers = [
+            init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {},
+            env_settings.env_vars if isinstance(env_settings, EnvSettingsSource) else {},
+            dotenv_settings.env_vars if isinstance(dotenv_settings, DotEnvSettingsSource) else {},
+        ]
+        files = SecretFileSource(settings_cls, layers)
+        return files, init_settings, env_settings, dotenv_settings, file_secret_settings
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
@@ -145,6 +259,8 @@ def load_settings(**overrides: object) -> Settings:
     """Read settings; raise `SettingsError`: one line naming every bad setting and why."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
+    except SecretFileError as exc:
+        raise SettingsError(str(exc)) from None
     except ValidationError as exc:
         raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
 

@@ -163,7 +163,9 @@ class Bridge:
             )
         else:
             log.info("serving /healthz, /readyz and /metrics on http://%s", bound)
-        self.jobs = BridgeJobs(services, settings.poll_seconds, audit_days=settings.audit_days)
+        self.jobs = BridgeJobs(
+            services, settings.poll_seconds, audit_days=settings.audit_days, policy=self.policy
+        )
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.jobs.install(self._scheduler)
         self._scheduler.start()

@@ -38,6 +38,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.clock_steps import ClockStepWatch, replan_jobs
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
+from bot.policy.live import LivePolicy
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
 from bot.store import StoreFileError
@@ -82,8 +83,10 @@ class BridgeJobs:
         holder: str | None = None,
         *,
         audit_days: int = AUDIT_DAYS_DEFAULT,
+        policy: LivePolicy | None = None,
     ) -> None:
         self._services = services
+        self._policy = policy
         self._poll_seconds = poll_seconds
         self._audit_days = audit_days
         self.holder = holder or process_identity()
@@ -208,6 +211,14 @@ class BridgeJobs:
                 len(report.finalized),
             )
 
+    async def watch_policy(self) -> None:
+        """Every replica: a policy file changed on disk (a ConfigMap update) is reloaded."""
+        await self._run(self._watch_policy)
+
+    async def _watch_policy(self) -> None:
+        if self._policy is not None:
+            self._policy.reload_if_changed()
+
     async def redeliver(self) -> None:
         await self._run(self._redeliver)
 
@@ -281,6 +292,7 @@ class BridgeJobs:
         jobs: list[tuple[Callable[[], Awaitable[None]], float, str]] = [
             (self.hold_lease, self._poll_seconds, "lease"),
             (self.poll, self._poll_seconds, "poll"),
+            (self.watch_policy, self._poll_seconds, "policy"),
             (self.redeliver, REDELIVERY_TICK_SECONDS, "redeliver"),
             (self.refresh_countdowns, COUNTDOWN_REFRESH_SECONDS, "countdowns"),
             (self.remind, REMINDER_TICK_SECONDS, "reminders"),

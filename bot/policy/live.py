@@ -5,11 +5,18 @@ check, a post, a reminder), so a reload applies to what happens next:
 interactions already posted keep where they were posted (the store holds
 that), while who may decide and how many must agree follow the new file. A
 new file with a mistake is refused as a whole and the old policy stays.
+
+Where no one can send a signal, the file itself says it changed: a
+Kubernetes ConfigMap update swaps the symlink the mounted file resolves
+through, and an editor writes it anew. Each poll interval `reload_if_changed`
+compares the file's identity, size and modification time (one `stat`, no
+read) with those of the file last read, and reloads as SIGHUP does.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections import OrderedDict
 from pathlib import Path
 
@@ -25,21 +32,29 @@ log = logging.getLogger(__name__)
 SHOWN_CACHE = 4096
 """Shown copies kept, one per version of a record: a poll or a Home tab reads hundreds
 of records again and again, and each version is scanned once."""
+Stamp = tuple[int, int, int, int]
+"""What tells a file changed without reading it: device, inode, size, mtime (ns)."""
 
 
 class LivePolicy:
     def __init__(
-        self, default_channel: str, file: PolicyFile | None = None, path: Path | None = None
+        self,
+        default_channel: str,
+        file: PolicyFile | None = None,
+        path: Path | None = None,
+        stamp: Stamp | None = None,
     ) -> None:
         self._default_channel = default_channel
         self._file = file or PolicyFile()
         self._path = path
         self._shown: OrderedDict[tuple[str, str], Interaction] = OrderedDict()
+        self._stamp = stamp  # of the file `file` was read from
 
     @classmethod
     def load(cls, path: Path | None, default_channel: str) -> LivePolicy:
         """The policy at `path`; PolicyError naming the place if it can't be used."""
-        return cls(default_channel, load_policy(path), path)
+        stamp = _stamp(path) if path is not None else None  # before reading: a change made
+        return cls(default_channel, load_policy(path), path, stamp)  # meanwhile is seen next
 
     @property
     def current(self) -> PolicyFile:
@@ -86,6 +101,7 @@ class LivePolicy:
         if self._path is None:
             log.info("SIGHUP: no policy file (NOVO_SLACK_CONFIG) to reload")
             return False
+        self._stamp = _stamp(self._path)  # a file refused once is not read again until it changes
         try:
             fresh = load_policy(self._path)
         except PolicyError as exc:
@@ -95,3 +111,24 @@ class LivePolicy:
         self._shown.clear()  # what is hidden may have changed with the file
         log.info("policy reloaded from %s: %d rule(s)", self._path, len(fresh.rules))
         return True
+
+    def reload_if_changed(self) -> bool:
+        """Reload, as on SIGHUP, if the file is not the one last read; True if reloaded."""
+        if self._path is None:
+            return False
+        stamp = _stamp(self._path)
+        if stamp == self._stamp:
+            return False
+        if stamp is None:
+            log.warning("policy file %s is gone; the one in force stays", self._path)
+            self._stamp = None
+            return False
+        return self.reload()
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        info = os.stat(path)  # follows symlinks: a swapped ConfigMap link is a new inode
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)

@@ -45,6 +45,11 @@ _OUR_NAMES = (
     "NOVO_SLACK_LOG_LEVEL",
     "NOVO_SLACK_LOG_FORMAT",
     "NOVO_SLACK_CONFIG",
+    "SLACK_BOT_TOKEN_FILE",
+    "SLACK_SIGNING_SECRET_FILE",
+    "SLACK_APP_TOKEN_FILE",
+    "NOVO_API_KEY_FILE",
+    "NOVO_SLACK_DB_PASSWORD_FILE",
 )
 _LISTENING = re.compile(r"listening for Slack on (http://\S+?)/slack/events")
 

@@ -80,5 +80,41 @@ async def test_sighup_onto_a_policy_nested_thousands_deep_is_one_line(
     )
     assert "Exception in callback" not in bridge.stderr
     assert "RecursionError" not in bridge.stderr
+
+
+def _configmap_swap(folder: Path, generation: str, text: str) -> None:
+    """Update a mounted ConfigMap as the kubelet does: a new folder, then `..data` renamed."""
+    fresh = folder / f"..{generation}"
+    fresh.mkdir()
+    (fresh / "policy.yml").write_text(text, encoding="utf-8")
+    link = folder / "..data_tmp"
+    link.symlink_to(fresh.name)
+    link.rename(folder / "..data")
+
+
+async def test_a_configmap_update_is_reloaded_without_a_signal(
+    world: World, tmp_path: Path
+) -> None:
+    world.slack.add_user("U0ADA", "ada", "Ada Lovelace")
+    world.slack.add_user("U0GRACE", "grace", "Grace Hopper")
+    mounted = tmp_path / "policy"
+    mounted.mkdir()
+    _configmap_swap(mounted, "gen1", ONLY.format(user="U0ADA"))
+    (mounted / "policy.yml").symlink_to("..data/policy.yml")
+    bridge = await world.run(NOVO_SLACK_CONFIG=str(mounted / "policy.yml"))
+    url = await bridge.url()
+    await bridge.saw("bridge started")
+    interaction = await _create(world)
+    ts = await wait_until(lambda: _ts_of(world, interaction), message="posted")
+
+    async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
+        _configmap_swap(mounted, "gen2", "rules:\n  - name: broken\n    quorum: zero\n")
+        await bridge.saw(r"policy not reloaded, the one in force stays: .*rules\[0\]\.quorum")
+        _configmap_swap(mounted, "gen3", ONLY.format(user="U0GRACE"))
+        await bridge.saw(r"policy reloaded from .*policy\.yml: 1 rule\(s\)")
+        await driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.APPROVE)
+        await wait_until(lambda: _decided(world, interaction), message="Grace's approval")
+    refusals = [line for line in bridge.lines if "policy not reloaded" in line]
+    assert len(refusals) == 1, refusals  # a refused file is not read again every poll
     assert bridge.process.returncode is None
     await bridge.kill()

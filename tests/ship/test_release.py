@@ -1,0 +1,124 @@
+"""The release: one version, a wheel and an sdist that `twine check` passes, a wheel that
+installs alone, and `.env.example` true to the settings model."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import __version__
+from bot.config import Settings, load_settings
+from bot.envfile import render_env_example
+from tests.ship.podman import REPO
+
+CHANGELOG = REPO / "CHANGELOG.md"
+ENV_EXAMPLE = REPO / ".env.example"
+PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", "bot")
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """`python -m build` on a copy of what makes the package: the sdist and the wheel.
+
+    Without build isolation: the dev extras carry the same backend as
+    `[build-system]`, so nothing is downloaded (`make dist` builds isolated).
+    """
+    source = tmp_path_factory.mktemp("source")
+    for name in PACKAGE_FILES:
+        if (REPO / name).is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(REPO / name, source / name, ignore=ignore)
+        else:
+            shutil.copy2(REPO / name, source / name)
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source))
+    return sorted(out.iterdir())
+
+
+def _run(*argv: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> str:
+    ran = subprocess.run(
+        argv, capture_output=True, text=True, timeout=240, env=env, cwd=cwd, check=False
+    )
+    assert ran.returncode == 0, f"{' '.join(argv)} exited {ran.returncode}:\n{ran.stderr}"
+    return ran.stdout
+
+
+def test_build_makes_an_sdist_and_a_wheel_twine_passes(built: list[Path]) -> None:
+    assert [p.name for p in built] == [
+        f"novo_slack-{__version__}-py3-none-any.whl",
+        f"novo_slack-{__version__}.tar.gz",
+    ]
+    _run(str(BIN / "twine"), "check", "--strict", *map(str, built))
+
+
+@pytest.mark.timeout(300)  # pip fetches the dependencies (from its cache where it can)
+def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) -> None:
+    wheel = next(p for p in built if p.suffix == ".whl")
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", str(venv))
+    # this pip, into that virtualenv: no extras, and no pip of its own to install first
+    _run(str(BIN / "pip"), "--python", str(venv / "bin" / "python"), "install", "--quiet",
+         "--no-compile", str(wheel))  # fmt: skip
+    command = str(venv / "bin" / "novo-slack")
+    assert _run(command, "--version").strip() == f"novo-slack {__version__}"
+    assert "usage: novo-slack sim" in _run(command, "sim", "--help")
+    env = {
+        "PATH": os.environ["PATH"],
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "SLACK_SIGNING_SECRET": "s",
+        "NOVO_API_URL": "http://127.0.0.1:9",
+        "NOVO_API_KEY": "k",
+        "NOVO_SLACK_CHANNEL": "C0123",
+        "NOVO_SLACK_DB": str(tmp_path / "store.db"),
+    }
+    assert "(head)" in _run(command, "db", "upgrade", env=env, cwd=tmp_path)  # migrations packed
+
+
+def test_one_version_and_its_changelog_entry() -> None:
+    text = CHANGELOG.read_text(encoding="utf-8")
+    assert f"## [{__version__}] - " in text
+    assert "## [Unreleased]" in text
+    assert (
+        "version ="
+        not in (REPO / "pyproject.toml")
+        .read_text(encoding="utf-8")
+        .split("[tool.setuptools.dynamic]")[0]
+    ), "pyproject.toml names a version of its own"
+
+
+def test_env_example_is_made_from_the_settings() -> None:
+    assert ENV_EXAMPLE.read_text(encoding="utf-8") == render_env_example(), (
+        ".env.example is out of date: run `make env-example`"
+    )
+
+
+def test_every_setting_says_what_it_means() -> None:
+    undescribed = [f.alias for f in Settings.model_fields.values() if not f.description]
+    assert not undescribed, f"settings without a description (bot/config.py): {undescribed}"
+
+
+def test_env_example_filled_in_is_a_working_env_file(tmp_path: Path) -> None:
+    filled = {
+        "SLACK_BOT_TOKEN": "xoxb-1-2",
+        "SLACK_SIGNING_SECRET": "signing",
+        "NOVO_API_URL": "https://novo.example",
+        "NOVO_API_KEY": "key",
+        "NOVO_SLACK_CHANNEL": "C0123ABCD",
+    }
+    lines = ENV_EXAMPLE.read_text(encoding="utf-8").splitlines()
+    required = [line.removesuffix("=") for line in lines if line and not line.startswith("#")]
+    assert sorted(required) == sorted(filled)
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "\n".join(f"{line}{filled[line[:-1]]}" if line[:-1] in filled else line for line in lines)
+    )
+    settings = load_settings(_env_file=env_file)
+    defaults = Settings.model_construct()
+    for name in ("port", "host", "poll_seconds", "post_rate", "audit_days", "log_level"):
+        assert getattr(settings, name) == getattr(defaults, name)
