@@ -20,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import SettingsError
+from bot.slack.answers import http_status, not_web_api, slack_error
 
 log = logging.getLogger(__name__)
 
@@ -77,14 +78,10 @@ async def _until_answered(
             response = await call()
             return dict(response.data) if hasattr(response, "data") else dict(response)
         except SlackApiError as exc:
-            status = exc.response.status_code
-            error = exc.response.get("error")
-            if not isinstance(error, str) or not error:
-                error = None  # not Slack's {"ok": false, "error": "..."} shape
+            status = http_status(exc)
+            error = slack_error(exc)  # None: not Slack's {"ok": false, "error": "..."} shape
             if error is None and status < 500:
-                raise SettingsError(
-                    f"SLACK_API_URL does not answer like Slack's Web API ({method}: HTTP {status})"
-                ) from None
+                raise SettingsError(not_web_api(method, exc)) from None
             if error not in _TRANSIENT and status < 500:
                 raise SettingsError(f"{setting} was refused by Slack ({method}: {error})") from None
             why = str(error or f"HTTP {status}")

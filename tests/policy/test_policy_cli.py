@@ -117,7 +117,8 @@ def test_check_names_the_place_of_a_mistake(
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
-        'novo-slack: policy.yml: rules[1].deciders.groups[0]: "sre" is not a user group id (S…)\n'
+        "novo-slack: policy.yml: rule 2 (prod-deploys): deciders.groups item 1:"
+        ' "sre" is not a user group id (S…)\n'
     )
 
 
