@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.config import SettingsError, load_log_settings, load_settings
+from bot.config import SettingsError, load_log_settings, load_settings, load_settings_for
 from bot.logs import configure_logging
 from bot.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 
 log = logging.getLogger("novo-slack")
+
+# What `db` and `audit` read: the store, nothing of Slack or Novo.
+STORE_SETTINGS = frozenset({"NOVO_SLACK_DB"})
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -137,10 +140,11 @@ async def _db(action: str) -> int:
 
     Lets a deployment migrate once, before rolling out replicas, and lets an
     operator check which revision a database is at (beside a running bridge
-    too: `current` only looks). The same settings as `run` are read, so the
-    job that migrates sees exactly the database the bridge will.
+    too: `current` only looks). `NOVO_SLACK_DB` is read as `run` reads it, so
+    the job that migrates sees exactly the database the bridge will, and
+    nothing else is asked for: a migration job needs no Slack token.
     """
-    settings = load_settings()
+    settings = load_settings_for(STORE_SETTINGS)
     from bot.store import StoreOpenError, admin
     from bot.store.migrate import head_revision
     from bot.store.target import parse_target
@@ -170,7 +174,7 @@ async def _audit(args: argparse.Namespace) -> int:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
         raise SettingsError(f"--since: {exc}") from None
-    settings = load_settings()
+    settings = load_settings_for(STORE_SETTINGS)
     try:
         await export_audit(
             settings.db_path, since=since, interaction_id=args.interaction_id, fmt=args.format

@@ -111,7 +111,10 @@ def test_the_key_is_stable_for_what_an_entry_says() -> None:
             '{to: C0M, cron: "0 9 * * *", rules: [prod-deploys, prod]}',
             'policy.yml: digest 1: rules item 2: no rule is named "prod"',
         ),
-        ('{to: C0M, cron: "0 9 * * *", channel: C0X}', 'policy.yml: digest 1: unknown key "channel"'),
+        (
+            '{to: C0M, cron: "0 9 * * *", channel: C0X}',
+            'policy.yml: digest 1: unknown key "channel"',
+        ),
         ("{to: C0M}", 'policy.yml: digest 1: "cron" is required'),
     ],
 )

@@ -148,8 +148,8 @@ def test_explain_a_matching_rule(tmp_path: Path, capsys: pytest.CaptureFixture[s
         ' toolName deploy_api matches "deploy_*"',
         "goes to:      channel C0PROD",
         "may decide:   U0ALICE; members of S0SRE",
-        "              (members of S0SRE not listed: the settings can't be read,"
-        " so there is no SLACK_BOT_TOKEN to ask Slack with)",
+        "              (members of S0SRE not listed: SLACK_BOT_TOKEN is not set (or not"
+        " valid), so Slack can't be asked)",
         "guests:       refused, and people of other workspaces too (allow_guests: false)",
         "quorum:       2 distinct approvals; one deny decides",
         "reminders:    50%, 5m before expiry · mention deciders · escalate at 25% to C0MANAGERS",
@@ -224,12 +224,29 @@ def test_an_interaction_file_that_is_not_one(
     )
 
 
-def test_explain_without_policy_needs_the_settings(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_explain_a_file_needs_no_setting_it_does_not_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """No Novo, Slack or signing setting: explaining a record reads none of them."""
+    for name in ("NOVO_API_URL", "NOVO_API_KEY", "SLACK_SIGNING_SECRET", "NOVO_SLACK_CHANNEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "not-a-bot-token")  # malformed, and not needed
+    path = str(_interaction(tmp_path, approval_wire()))
+    assert main(["policy", "explain", "--file", path]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "no policy file (NOVO_SLACK_CONFIG is not set): defaults apply" in out
+
+
+def test_explain_names_a_policy_setting_that_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOVO_SLACK_CONFIG", str(_file(tmp_path, "policy.yml", "rulez: []\n")))
     path = str(_interaction(tmp_path, approval_wire()))
     assert main(["policy", "explain", "--file", path]) == 2
-    assert "NOVO_API_URL is required but not set" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        'novo-slack: NOVO_SLACK_CONFIG: policy.yml: unknown key "rulez" — did you mean "rules"?\n'
+    )
 
 
 # -- policy explain --id, against the simulator and the local Slack -----------------------------

@@ -101,7 +101,10 @@ def test_reminders_and_escalation_in_defaults(tmp_path: Path) -> None:
             'defaults:\n  escalate: {at: "soon", to: {users: [U1]}}\n',
             "policy.yml: defaults.escalate.at: 'soon': use",
         ),
-        ("defaults:\n  reminders: []\n", 'policy.yml: defaults: unknown key "reminders" — did you mean "remind"?'),
+        (
+            "defaults:\n  reminders: []\n",
+            'policy.yml: defaults: unknown key "reminders" — did you mean "remind"?',
+        ),
     ],
 )
 def test_a_defaults_mistake_is_named_by_its_place(tmp_path: Path, text: str, message: str) -> None:
