@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from collections.abc import Collection
-from typing import Any, Literal, cast
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
@@ -171,14 +171,14 @@ def load_settings_for(names: Collection[str], **overrides: object) -> Settings:
     validator, source and message is the real `Settings`' own, so each setting read is
     checked exactly as `run` checks it.
     """
-    unused = {
+    unused: dict[str, Any] = {
         name: (Any, Field(default=None, alias=f"_unused_{name}", validate_default=False))
         for name, field in Settings.model_fields.items()
         if field.alias not in names and field.alias not in _LOG_NAMES
     }
-    partial = cast(type[Settings], create_model("PartialSettings", __base__=Settings, **unused))
+    partial = create_model("PartialSettings", __base__=Settings, **unused)
     try:
-        return partial(**overrides)
+        return partial(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
 

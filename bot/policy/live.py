@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from bot.config import SettingsError
 from bot.novo.models import Interaction
 from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.policy.routes import Route, route_for
@@ -31,6 +32,15 @@ class LivePolicy:
     def load(cls, path: Path | None, default_channel: str) -> LivePolicy:
         """The policy at `path`; PolicyError naming the place if it can't be used."""
         return cls(default_channel, load_policy(path), path)
+
+    @classmethod
+    def configured(cls, path: Path | None, default_channel: str) -> LivePolicy:
+        """The policy `NOVO_SLACK_CONFIG` names, as `run` and `check` both read it: a
+        mistake is a setting that is wrong, `SettingsError` with one line (exit 2)."""
+        try:
+            return cls.load(path, default_channel)
+        except PolicyError as exc:
+            raise SettingsError(f"NOVO_SLACK_CONFIG: {exc}") from None
 
     @property
     def current(self) -> PolicyFile:

@@ -69,6 +69,16 @@ async def check_app_token(client: AsyncWebClient, app_token: str) -> str:
     return str(body["url"])
 
 
+def refused(setting: str, method: str, error: str) -> str:
+    """The one line for a token Slack refuses: `run` stops with it, `check` shows it."""
+    return f"{setting} was refused by Slack ({method}: {error})"
+
+
+def is_transient(error: str | None, status: int) -> bool:
+    """Slack says "not now" (busy, rate limited, a 5xx), rather than "not this token"."""
+    return error in _TRANSIENT or status >= 500
+
+
 async def _until_answered(
     setting: str, method: str, call: Callable[[], Awaitable[Any]]
 ) -> dict[str, Any]:
@@ -83,7 +93,7 @@ async def _until_answered(
             if error is None and status < 500:
                 raise SettingsError(not_web_api(method, exc)) from None
             if error not in _TRANSIENT and status < 500:
-                raise SettingsError(f"{setting} was refused by Slack ({method}: {error})") from None
+                raise SettingsError(refused(setting, method, str(error))) from None
             why = str(error or f"HTTP {status}")
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             why = str(exc) or type(exc).__name__
