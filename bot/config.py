@@ -9,8 +9,8 @@ deploy per mistake.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 

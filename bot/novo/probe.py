@@ -67,9 +67,7 @@ async def probe_novo(url: str, key: str, *, timeout: float = PROBE_TIMEOUT_SECON
             return NovoAnswer("down", does_not_answer(url, str(exc)))
         except NovoError as exc:  # a 2xx that is not JSON, or not a page of interactions
             return _not_the_api(url, str(exc))
-    return NovoAnswer(
-        "ok", f"{url} accepts the key", pending=len(page.data), more=page.has_more
-    )
+    return NovoAnswer("ok", f"{url} accepts the key", pending=len(page.data), more=page.has_more)
 
 
 def _key_refused(url: str, status: int) -> NovoAnswer:

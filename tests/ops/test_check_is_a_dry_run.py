@@ -132,7 +132,9 @@ async def test_the_policys_targets_are_each_checked(
     assert "(escalation of defaults)" in managers.detail
     digest = items["channel C0DIGEST"]
     assert digest.mark == FAILED and digest.detail.endswith("(digest 1)")
-    assert items["user U0ADA"].mark == OK and "(dm of rule release-dm)" in items["user U0ADA"].detail
+    assert (
+        items["user U0ADA"].mark == OK and "(dm of rule release-dm)" in items["user U0ADA"].detail
+    )
     assert items["user U0BOB"].mark == OK
     nobody = items["user U0NOBODY"]
     assert nobody.mark == FAILED and "Slack knows no such user (user_not_found)" in nobody.detail
