@@ -60,6 +60,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
     demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
+    demo.add_argument(
+        "--policy",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="this policy file instead of the bundled example (bot/demo/policy.yml)",
+    )
+    demo.add_argument(
+        "--no-seed", action="store_true", help="start with an empty simulator (make your own)"
+    )
+    demo.add_argument(
+        "--rate",
+        type=float,
+        default=0,
+        metavar="N",
+        help="after the first round, N new run steps a minute (default 0: none)",
+    )
     _policy_parser(commands)
     audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
     audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
@@ -227,12 +244,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         from bot.demo import run_demo
+        from bot.demo.runner import DEMO_POLICY
 
+        if args.rate < 0:
+            raise SettingsError(f"--rate must be 0 or more, got {args.rate:g}")
         return run_demo(
             seconds=args.seconds,
             scripted_clicks=not args.no_clicks and (args.clicks or not args.ui),
             ui=args.ui,
             ui_port=args.ui_port,
+            policy=args.policy or DEMO_POLICY,
+            seed=not args.no_seed,
+            rate=args.rate,
         )
     except SettingsError as exc:
         return _failed(exc, EXIT_SETTINGS, args.verbose)
