@@ -99,7 +99,7 @@ class Transcript:
             return f"DM @{self._who('U' + channel[1:] if channel[0] == 'D' else channel)}"
         try:
             return f"#{self._slack.channel_name(channel)}"
-        except Exception:  # noqa: BLE001 - a name is only a nicety in a transcript line
+        except KeyError:  # a name is only a nicety in a transcript line
             return channel
 
     def _print_call(self, method: str, args: dict[str, Any], response: dict[str, Any]) -> None:

@@ -435,17 +435,18 @@ async def test_by_id_without_a_policy_file_every_default_applies(
     ]
 
 
-# -- the README shows what the command prints ---------------------------------------------------
+# -- docs/policy.md shows what the command prints ----------------------------------------------
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-_POLICY_SECTION = README[README.index("## Policy\n") :]
+_POLICY_SECTION = (Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(
+    encoding="utf-8"
+)
 
 
 def _readme_block(fence: str, starting: str = "") -> str:
-    """The first fenced block of the README's Policy section of that kind (and start)."""
+    """The first fenced block of docs/policy.md of that kind (and start)."""
     pattern = re.escape(f"```{fence}\n{starting}") + r"(.*?)```"
     found = re.search(pattern, _POLICY_SECTION, re.DOTALL)
-    assert found is not None, f"no ```{fence} block starting {starting!r} under ## Policy"
+    assert found is not None, f"no ```{fence} block starting {starting!r} in docs/policy.md"
     return starting + found.group(1)
 
 
