@@ -319,6 +319,28 @@ async def test_explain_by_id_lists_group_members(
     ]
 
 
+async def test_a_slack_url_that_is_not_the_web_api_is_named_in_the_answer(
+    servers: tuple[SimServer, LocalSlack],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The local Slack without /api/: a 404 page, not Slack's JSON; a line, no traceback."""
+    sim, slack = servers
+    policy = _file(tmp_path, "policy.yml", POLICY)
+    _settings_env(monkeypatch, sim, slack, NOVO_SLACK_CONFIG=str(policy), SLACK_API_URL=slack.url)
+    interaction_id = await _created(
+        sim, kind="approval_request", toolName="deploy_api", agentId="agt_ops"
+    )
+    assert await _run("policy", "explain", "--id", interaction_id) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert (
+        "(members of S0SRE not listed: SLACK_API_URL does not answer like Slack's Web API"
+        " (HTTP 404))"
+    ) in out
+
+
 async def test_a_quorum_nobody_can_meet_is_pointed_out(
     servers: tuple[SimServer, LocalSlack],
     tmp_path: Path,

@@ -100,3 +100,26 @@ async def test_a_store_url_it_cannot_use_is_a_bad_setting_exit_2(tmp_path: Path)
         "novo-slack: NOVO_SLACK_DB mysql://novo:***@db/novo: only a file path or a"
         " postgresql:// URL is understood"
     )
+
+
+async def test_audit_needs_only_the_store_setting(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    assert (await _db("upgrade", tmp_path, NOVO_SLACK_DB=str(db)))[0] == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "NOVO_"))}
+    env.update(PYTHONPATH=str(REPO), NOVO_SLACK_DB=str(db))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "audit",
+        "--format",
+        "csv",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    async with asyncio.timeout(30):
+        out, err = await process.communicate()
+    assert (process.returncode, err.decode()) == (0, "")
+    assert out.decode().startswith("id,at,event")
