@@ -1,20 +1,27 @@
-"""`novo-slack check`: everything the bridge needs, checked once, before going live.
+"""`novo-slack check`: a dry run of `run`, everything it needs checked once, before going live.
 
 `novo-slack run` stops at the first thing that is wrong; a platform engineer
 setting it up wants the whole list at once, each item with what to do about
 it, without starting anything that posts. Each check prints one line, `✓`
 or `✗` (with the fix after `fix:`), or `–` when it could not run because an
-earlier one failed. The exit code is 0 only when every check passed.
+earlier one failed. A mistake `run` refuses is shown in `run`'s own words
+(the same functions word both), and the exit code is `run`'s: 2 when a
+setting's value is wrong (the policy file included, and a token or key
+refused), 1 when something it points at fails, 0 only when every check passed.
 
-Nothing here changes anything: Slack is asked `auth.test`,
-`apps.connections.open` and `conversations.info`; Novo a one-item list; the
-store is only looked at (its lock taken and let go at once).
+Beyond `run`'s own start-up it asks Slack about every channel the policy
+posts to (routing, escalation, digests), every user it sends DMs and every
+user group it counts on, since those would otherwise fail at the first post
+or click. Nothing here changes anything: Slack is asked `auth.test`,
+`apps.connections.open`, `conversations.info`, `users.info` and
+`usergroups.users.list`; Novo a one-item list; the store is only looked at
+(its lock taken and let go at once).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,9 +31,14 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings, SettingsError, load_settings
-from bot.novo.client import NovoClient
-from bot.novo.errors import NovoAPIStatusError, NovoConnectionError, NovoError, UnauthorizedError
+from bot.novo.probe import probe_novo
+from bot.policy.explain import check_summary
+from bot.policy.live import LivePolicy
+from bot.policy.targets import Targets, policy_targets
+from bot.slack.answers import describe, http_status, not_web_api, slack_error
+from bot.slack.credentials import is_transient, refused
 from bot.slack.scopes import REQUIRED_BOT_SCOPES
+from bot.startup import EXIT_SETTINGS, EXIT_WORLD
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
 from bot.store.filelock import FileLock
@@ -35,6 +47,7 @@ from bot.store.target import parse_target
 
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"
+CHECK_NAMES = ("bot token", "scopes", "app token", "channel", "Novo", "store")
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,8 @@ class Item:
     name: str
     detail: str
     fix: str = ""
+    code: int = EXIT_WORLD
+    """The exit code this failure gives (`run`'s for the same mistake)."""
 
     @property
     def line(self) -> str:
@@ -54,8 +69,9 @@ def passed(name: str, detail: str) -> Item:
     return Item(OK, name, detail)
 
 
-def failed(name: str, detail: str, fix: str) -> Item:
-    return Item(FAILED, name, detail, fix)
+def failed(name: str, detail: str, fix: str, *, setting: bool = False) -> Item:
+    """A ✗; `setting`: a value is wrong (exit 2), not the world around it (exit 1)."""
+    return Item(FAILED, name, detail, fix, EXIT_SETTINGS if setting else EXIT_WORLD)
 
 
 def skipped(name: str, why: str) -> Item:
@@ -63,13 +79,16 @@ def skipped(name: str, why: str) -> Item:
 
 
 async def run_check(out: TextIO | None = None) -> int:
-    """Print the checklist as it goes; 0 when everything passed, 1 otherwise."""
+    """Print the checklist as it goes; `run`'s exit code for the worst failure, else 0."""
     stream = out or sys.stdout
-    ok = True
+    code = 0
     async for item in checklist():
         print(item.line, file=stream, flush=True)
-        ok = ok and item.mark == OK
-    return 0 if ok else 1
+        if item.mark == FAILED:
+            code = max(code, item.code)
+        elif item.mark == SKIPPED:
+            code = max(code, EXIT_WORLD)
+    return code
 
 
 async def checklist() -> AsyncIterator[Item]:
@@ -80,31 +99,52 @@ async def checklist() -> AsyncIterator[Item]:
         yield failed(
             "settings",
             str(exc),
-            "set them in the environment or a .env file (see the settings table in the README)",
+            "set them in the environment or a .env file (see docs/operating.md)",
+            setting=True,
         )
-        for name in ("bot token", "scopes", "app token", "channel", "Novo", "store"):
+        for name in ("policy", *CHECK_NAMES):
             yield skipped(name, "the settings are not valid")
         return
     mode = "Socket Mode" if settings.socket_mode else "HTTP mode"
     yield passed("settings", f"valid ({mode}, channel {settings.default_channel})")
+    policy_item, targets = _policy(settings)
+    yield policy_item
     async with aiohttp.ClientSession() as session:
         slack = _slack_client(settings, session)
         token, scopes = await _bot_token(slack)
         yield token
+        works = scopes is not None
         if scopes is None:
             yield skipped("scopes", "the bot token does not work")
         else:
             yield _scopes(scopes)
-        yield await _app_token(slack, settings)
-        for channel in configured_channels(settings):
-            yield await _membership(slack, channel, works=scopes is not None)
+        yield await _app_token(slack, settings, works=token.mark == OK)
+        shown = targets or Targets(channels={settings.default_channel: ["NOVO_SLACK_CHANNEL"]})
+        for channel, uses in shown.channels.items():
+            yield await _membership(slack, channel, uses, works=works)
+        for user, uses in shown.users.items():
+            yield await _dm_target(slack, user, uses, works=works)
+        for group, uses in shown.groups.items():
+            yield await _group(slack, group, uses, works=works)
+        if targets is None:
+            yield skipped("the policy's channels, DMs and groups", "the policy file has a mistake")
     yield await _novo(settings)
     yield await _store(settings)
 
 
-def configured_channels(settings: Settings) -> list[str]:
-    """Every channel the bridge posts to."""
-    return [settings.default_channel]
+def _policy(settings: Settings) -> tuple[Item, Targets | None]:
+    """The policy file read exactly as `run` reads it; what it names, when it can be used."""
+    try:
+        live = LivePolicy.configured(settings.config_path, settings.default_channel)
+    except SettingsError as exc:
+        return failed(
+            "policy", str(exc), "correct the file (novo-slack policy check FILE)", setting=True
+        ), None
+    if settings.config_path is None:
+        line = f"none (NOVO_SLACK_CONFIG unset): everything goes to {settings.default_channel}"
+    else:
+        line = check_summary(str(settings.config_path), live.current)
+    return passed("policy", line), policy_targets(live.current, settings.default_channel)
 
 
 def _slack_client(settings: Settings, session: aiohttp.ClientSession) -> AsyncWebClient:
@@ -119,30 +159,45 @@ def _slack_client(settings: Settings, session: aiohttp.ClientSession) -> AsyncWe
     return AsyncWebClient(**kwargs)
 
 
+SlackCall = Callable[[], Awaitable[Any]]
+_NO_ANSWER = (aiohttp.ClientError, TimeoutError, OSError)
+
+
 async def _bot_token(slack: AsyncWebClient) -> tuple[Item, set[str] | None]:
     """The bot token's line, and the scopes it was granted (None when it does not work)."""
+    name = "bot token"
     try:
         response = await slack.auth_test()
     except SlackApiError as exc:
+        error = slack_error(exc)
+        if error is None and http_status(exc) < 500:
+            return failed(name, not_web_api("auth.test", exc), _API_URL_FIX, setting=True), None
+        if error is None or is_transient(error, http_status(exc)):
+            return failed(
+                name, f"Slack did not answer auth.test ({describe(exc)})", _NETWORK_FIX
+            ), None
         return failed(
-            "bot token",
-            f"Slack refused SLACK_BOT_TOKEN (auth.test: {_slack_error(exc)})",
+            name,
+            refused("SLACK_BOT_TOKEN", "auth.test", error),
             "copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page"
             " (install the app to the workspace first)",
+            setting=True,
         ), None
-    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+    except _NO_ANSWER as exc:
         return failed(
-            "bot token",
-            f"Slack did not answer auth.test ({type(exc).__name__}: {exc})",
-            "check the network, a proxy, or SLACK_API_URL (unset it for Slack's own)",
+            name, f"Slack did not answer auth.test ({type(exc).__name__}: {exc})", _NETWORK_FIX
         ), None
     header = _header(response.headers, "x-oauth-scopes")
     token = passed(
-        "bot token",
+        name,
         f"team {response.get('team')} ({response.get('team_id')}),"
         f" bot user {response.get('user')} ({response.get('user_id')})",
     )
     return token, {s.strip() for s in (header or "").split(",") if s.strip()}
+
+
+_API_URL_FIX = "unset SLACK_API_URL for Slack's own, or give the Web API's base (…/api/)"
+_NETWORK_FIX = "check the network, a proxy, or SLACK_API_URL (unset it for Slack's own)"
 
 
 def _scopes(granted: set[str]) -> Item:
@@ -157,93 +212,153 @@ def _scopes(granted: set[str]) -> Item:
     )
 
 
-async def _app_token(slack: AsyncWebClient, settings: Settings) -> Item:
+async def _app_token(slack: AsyncWebClient, settings: Settings, *, works: bool) -> Item:
+    name = "app token"
     if settings.slack_app_token is None:
-        return passed(
-            "app token",
-            "not set: HTTP mode (Slack must reach /slack/events on this host)",
-        )
+        return passed(name, "not set: HTTP mode (Slack must reach /slack/events on this host)")
+    if not works:
+        return skipped(name, "Slack did not take the bot token")
     try:
         await slack.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
     except SlackApiError as exc:
+        error = slack_error(exc)
+        if error is None or is_transient(error, http_status(exc)):
+            return failed(
+                name, f"Slack did not answer apps.connections.open ({describe(exc)})", _NETWORK_FIX
+            )
         return failed(
-            "app token",
-            f"Slack refused SLACK_APP_TOKEN (apps.connections.open: {_slack_error(exc)})",
+            name,
+            refused("SLACK_APP_TOKEN", "apps.connections.open", error),
             "create an app-level token with connections:write under Basic Information →"
             " App-Level Tokens, and turn Socket Mode on",
+            setting=True,
         )
-    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+    except _NO_ANSWER as exc:
         return failed(
-            "app token",
+            name,
             f"Slack did not answer apps.connections.open ({type(exc).__name__})",
-            "check the network, a proxy, or SLACK_API_URL",
+            _NETWORK_FIX,
         )
-    return passed("app token", "opens a Socket Mode connection")
+    return passed(name, "opens a Socket Mode connection")
 
 
-async def _membership(slack: AsyncWebClient, channel: str, *, works: bool) -> Item:
+async def _ask(name: str, call: SlackCall) -> tuple[Any, str | None, Item | None]:
+    """Slack's answer; or Slack's error code to judge; or the ✗ for no answer at all."""
+    try:
+        return await call(), None, None
+    except SlackApiError as exc:
+        error = slack_error(exc)
+        if error is None:
+            return None, None, failed(name, f"Slack answered {describe(exc)}", _NETWORK_FIX)
+        return None, error, None
+    except _NO_ANSWER as exc:
+        return (
+            None,
+            None,
+            failed(name, f"Slack did not answer ({type(exc).__name__})", _NETWORK_FIX),
+        )
+
+
+def _used_by(uses: list[str]) -> str:
+    return f" ({', '.join(uses)})"
+
+
+async def _membership(slack: AsyncWebClient, channel: str, uses: list[str], *, works: bool) -> Item:
     name = f"channel {channel}"
     if not works:
         return skipped(name, "the bot token does not work")
-    try:
-        response = await slack.conversations_info(channel=channel)
-    except SlackApiError as exc:
-        error = _slack_error(exc)
+    response, error, trouble = await _ask(name, lambda: slack.conversations_info(channel=channel))
+    if trouble is not None:
+        return trouble
+    where = _used_by(uses)
+    if error is not None:
         fix = {
-            "channel_not_found": "check NOVO_SLACK_CHANNEL (the id from the channel's details);"
+            "channel_not_found": "check the channel id (the channel's details, at the bottom);"
             " for a private channel, invite the bot first: /invite @Novo",
             "missing_scope": "add channels:read and groups:read to the bot's scopes and"
             " reinstall the app",
-        }.get(error, "check NOVO_SLACK_CHANNEL and the bot's scopes")
-        return failed(name, f"conversations.info: {error}", fix)
-    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-        return failed(name, f"Slack did not answer ({type(exc).__name__})", "check the network")
+        }.get(error, "check the channel id and the bot's scopes")
+        return failed(name, f"conversations.info: {error}{where}", fix)
     info = response.get("channel") or {}
     shown = f"#{info.get('name')}" if info.get("name") else channel
+    if info.get("is_archived"):
+        return failed(name, f"{shown} is archived{where}", "unarchive it, or route elsewhere")
     if not info.get("is_member"):
         return failed(
             name,
-            f"the bot is not a member of {shown}",
+            f"the bot is not a member of {shown}{where}",
             f"invite it: /invite @Novo in {shown}",
         )
-    return passed(name, f"the bot is a member of {shown}")
+    return passed(name, f"the bot is a member of {shown}{where}")
+
+
+async def _dm_target(slack: AsyncWebClient, user: str, uses: list[str], *, works: bool) -> Item:
+    """Someone the policy sends DMs: Slack must know them, and they must be able to read one."""
+    name = f"user {user}"
+    if not works:
+        return skipped(name, "the bot token does not work")
+    response, error, trouble = await _ask(name, lambda: slack.users_info(user=user))
+    if trouble is not None:
+        return trouble
+    where = _used_by(uses)
+    fix = "check the user id in the policy file (their profile → ⋮ → Copy member ID)"
+    if error is not None:
+        meaning = "Slack knows no such user" if error == "user_not_found" else "users.info"
+        return failed(name, f"{meaning} ({error}){where}", fix)
+    person = response.get("user") or {}
+    shown = person.get("real_name") or person.get("name") or user
+    if person.get("deleted"):
+        return failed(name, f"{shown} is deactivated{where}", fix)
+    if person.get("is_bot"):
+        return failed(name, f"{shown} is a bot: nobody reads its DMs{where}", fix)
+    return passed(name, f"{shown} gets DMs{where}")
+
+
+async def _group(slack: AsyncWebClient, group: str, uses: list[str], *, works: bool) -> Item:
+    """A user group deciders or an escalation count on: it must exist and Slack must list it."""
+    name = f"user group {group}"
+    if not works:
+        return skipped(name, "the bot token does not work")
+    response, error, trouble = await _ask(
+        name, lambda: slack.usergroups_users_list(usergroup=group)
+    )
+    if trouble is not None:
+        return trouble
+    where = _used_by(uses)
+    if error is not None:
+        if error == "missing_scope":
+            return failed(
+                name,
+                f"the bot token may not list user groups (missing_scope){where}",
+                "add usergroups:read to the bot's scopes and reinstall the app",
+            )
+        meaning = "Slack knows no such user group" if error == "no_such_subteam" else "Slack"
+        return failed(
+            name,
+            f"{meaning} ({error}){where}",
+            "check the group id (S…) in the policy file: People → User groups → the group",
+        )
+    members = response.get("users") or []
+    return passed(name, f"{len(members)} member(s){where}")
 
 
 async def _novo(settings: Settings) -> Item:
-    novo = NovoClient(
+    """`run`'s own look at Novo, in its words: a refused key or a URL that is not the API
+    stop `run` (exit 2); a Novo that does not answer does not, but fails the check."""
+    answer = await probe_novo(
         settings.novo_api_url,
         settings.novo_api_key.get_secret_value(),
-        max_retries=0,
         timeout=CALL_TIMEOUT_SECONDS,
     )
-    try:
-        page = await novo.list_records(status="pending", limit=1)
-    except UnauthorizedError:
-        return failed(
-            "Novo",
-            f"{settings.novo_api_url} refused NOVO_API_KEY (401)",
-            "set NOVO_API_KEY to a key of this Novo deployment",
-        )
-    except NovoAPIStatusError as exc:
-        return failed(
-            "Novo",
-            f"{settings.novo_api_url} answered {exc}",
-            "check NOVO_API_URL names the API's base (e.g. https://api.novo.example)",
-        )
-    except NovoConnectionError as exc:
-        return failed(
-            "Novo",
-            f"no answer from {settings.novo_api_url} ({exc})",
-            "check NOVO_API_URL and that Novo is reachable from here",
-        )
-    except NovoError as exc:
-        return failed("Novo", f"{settings.novo_api_url}: {exc}", "check NOVO_API_URL")
-    finally:
-        await novo.aclose()
-    more = "+" if page.has_more else ""
-    return passed(
-        "Novo", f"{settings.novo_api_url} accepts the key ({len(page.data)}{more} pending)"
-    )
+    if answer.state == "ok":
+        more = "+" if answer.more else ""
+        return passed("Novo", f"{answer.line} ({answer.pending}{more} pending)")
+    fix = {
+        "key_refused": "set NOVO_API_KEY to a key of this Novo deployment",
+        "not_the_api": "set NOVO_API_URL to the API's base (e.g. https://api.novo.example)",
+        "down": "check NOVO_API_URL and that Novo is reachable from here",
+    }[answer.state]
+    return failed("Novo", answer.line, fix, setting=answer.state != "down")
 
 
 async def _store(settings: Settings) -> Item:
@@ -286,15 +401,10 @@ def _lock_holder(path: Path, shown: str) -> str | None:
     try:
         FileLock.acquire(path, shown).release()
     except StoreLockedError as exc:
-        return str(exc).removeprefix("NOVO_SLACK_DB: ")
+        return str(exc)
     except OSError as exc:
         return f"{shown}: cannot take the lock ({exc.strerror or exc})"
     return None
-
-
-def _slack_error(exc: SlackApiError) -> str:
-    error = exc.response.get("error") if exc.response is not None else None
-    return str(error) if error else f"HTTP {exc.response.status_code}"
 
 
 def _header(headers: Any, name: str) -> str | None:

@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.config import SettingsError, load_log_settings, load_settings
+from bot.config import SettingsError, load_log_settings, load_settings, load_settings_for
 from bot.logs import configure_logging
 from bot.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 
 log = logging.getLogger("novo-slack")
+
+# What `db` and `audit` read: the store, nothing of Slack or Novo.
+STORE_SETTINGS = frozenset({"NOVO_SLACK_DB"})
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,6 +60,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
     demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
+    demo.add_argument(
+        "--policy",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="this policy file instead of the bundled example (bot/demo/policy.yml)",
+    )
+    demo.add_argument(
+        "--no-seed", action="store_true", help="start with an empty simulator (make your own)"
+    )
+    demo.add_argument(
+        "--rate",
+        type=float,
+        default=0,
+        metavar="N",
+        help="after the first round, N new run steps a minute (default 0: none)",
+    )
     _policy_parser(commands)
     audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
     audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
@@ -137,10 +157,11 @@ async def _db(action: str) -> int:
 
     Lets a deployment migrate once, before rolling out replicas, and lets an
     operator check which revision a database is at (beside a running bridge
-    too: `current` only looks). The same settings as `run` are read, so the
-    job that migrates sees exactly the database the bridge will.
+    too: `current` only looks). `NOVO_SLACK_DB` is read as `run` reads it, so
+    the job that migrates sees exactly the database the bridge will, and
+    nothing else is asked for: a migration job needs no Slack token.
     """
-    settings = load_settings()
+    settings = load_settings_for(STORE_SETTINGS)
     from bot.store import StoreOpenError, admin
     from bot.store.migrate import head_revision
     from bot.store.target import parse_target
@@ -170,7 +191,7 @@ async def _audit(args: argparse.Namespace) -> int:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
         raise SettingsError(f"--since: {exc}") from None
-    settings = load_settings()
+    settings = load_settings_for(STORE_SETTINGS)
     try:
         await export_audit(
             settings.db_path, since=since, interaction_id=args.interaction_id, fmt=args.format
@@ -223,12 +244,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         from bot.demo import run_demo
+        from bot.demo.runner import DEMO_POLICY
 
+        if args.rate < 0:
+            raise SettingsError(f"--rate must be 0 or more, got {args.rate:g}")
         return run_demo(
             seconds=args.seconds,
             scripted_clicks=not args.no_clicks and (args.clicks or not args.ui),
             ui=args.ui,
             ui_port=args.ui_port,
+            policy=args.policy or DEMO_POLICY,
+            seed=not args.no_seed,
+            rate=args.rate,
         )
     except SettingsError as exc:
         return _failed(exc, EXIT_SETTINGS, args.verbose)

@@ -9,11 +9,12 @@ deploy per mistake.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
@@ -242,6 +243,20 @@ class Settings(LogSettings):
         files = SecretFileSource(settings_cls, layers)
         return files, init_settings, env_settings, dotenv_settings, file_secret_settings
 
+    @field_validator("db_path")
+    @classmethod
+    def _store_kind(cls, value: Path | str) -> Path | str:
+        """A URL the store can't use (`mysql://…`) is a wrong value (exit 2), found before
+        anything tries to open it."""
+        from bot.store import StoreOpenError  # the store package imports this module's users
+        from bot.store.target import parse_target
+
+        try:
+            parse_target(value)
+        except StoreOpenError as exc:
+            raise ValueError(f"{exc.where}: {exc.cause}") from None
+        return value
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
@@ -263,6 +278,30 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError(str(exc)) from None
     except ValidationError as exc:
         raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
+
+
+def load_settings_for(names: Collection[str], **overrides: object) -> Settings:
+    """Read only the settings named (by their environment names), for a command that uses
+    no others: `db`, `audit`, `policy explain --file`. The rest are neither required nor
+    read, so the one-line error names only what the command needs.
+
+    The others stay on the object as None under a name no environment sets; every
+    validator, source and message is the real `Settings`' own, so each setting read is
+    checked exactly as `run` checks it.
+    """
+    unused: dict[str, Any] = {
+        name: (Any, Field(default=None, alias=f"_unused_{name}", validate_default=False))
+        for name, field in Settings.model_fields.items()
+        if field.alias not in names and field.alias not in _LOG_NAMES
+    }
+    partial = create_model("PartialSettings", __base__=Settings, **unused)
+    try:
+        return partial(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
+
+
+_LOG_NAMES = frozenset({"NOVO_SLACK_LOG_LEVEL", "NOVO_SLACK_LOG_FORMAT"})
 
 
 def _describe(error: ErrorDetails) -> str:

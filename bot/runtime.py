@@ -28,7 +28,7 @@ from bot.config import Settings, SettingsError
 from bot.health import Check, Running, add_health_routes
 from bot.metrics import install_slack_counter
 from bot.novo.client import NovoClient
-from bot.policy.file import PolicyError
+from bot.novo.probe import probe_novo
 from bot.policy.live import LivePolicy
 from bot.scheduling import BridgeJobs
 from bot.services.container import Services
@@ -51,6 +51,8 @@ REQUESTS_GRACE_SECONDS = 2.0
 LISTENERS_GRACE_SECONDS = 2.5
 JOBS_GRACE_SECONDS = 2.5
 CLOSE_GRACE_SECONDS = 1.0
+# How long start-up waits for Novo's first answer before starting without it.
+NOVO_PROBE_SECONDS = 3.0
 
 
 class Bridge:
@@ -94,10 +96,8 @@ class Bridge:
 
     async def _start(self) -> None:
         settings = self.settings
-        try:  # a policy file with a mistake is a setting that is wrong: exit 2, one line
-            self.policy = LivePolicy.load(settings.config_path, settings.default_channel)
-        except PolicyError as exc:
-            raise SettingsError(f"NOVO_SLACK_CONFIG: {exc}") from None
+        # a policy file with a mistake is a setting that is wrong: exit 2, one line
+        self.policy = LivePolicy.configured(settings.config_path, settings.default_channel)
         self._store = store = await _open_store(settings)
         released = await store.release_leases(self._clock())
         if released:
@@ -114,6 +114,7 @@ class Bridge:
         if settings.slack_app_token is not None:
             app_token = settings.slack_app_token.get_secret_value()
             wss_url = await check_app_token(web_client, app_token)
+        novo_down = await _probe_novo(settings)
         self._novo = novo = NovoClient(
             settings.novo_api_url,
             settings.novo_api_key.get_secret_value(),
@@ -164,7 +165,11 @@ class Bridge:
         else:
             log.info("serving /healthz, /readyz and /metrics on http://%s", bound)
         self.jobs = BridgeJobs(
-            services, settings.poll_seconds, audit_days=settings.audit_days, policy=self.policy
+            services,
+            settings.poll_seconds,
+            audit_days=settings.audit_days,
+            novo_down=novo_down,
+            policy=self.policy,
         )
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.jobs.install(self._scheduler)
@@ -248,6 +253,22 @@ class Bridge:
         tb: TracebackType | None,
     ) -> None:
         await self.stop()
+
+
+async def _probe_novo(settings: Settings) -> bool:
+    """Stop on a key Novo refuses or a URL that is not its API (exit 2, one line); a Novo
+    that is down is no mistake: say so once and start. True when it did not answer."""
+    answer = await probe_novo(
+        settings.novo_api_url,
+        settings.novo_api_key.get_secret_value(),
+        timeout=NOVO_PROBE_SECONDS,
+    )
+    if answer.state in ("key_refused", "not_the_api"):
+        raise SettingsError(answer.line)
+    if answer.state == "down":
+        log.warning("%s; retrying", answer.line)
+        return True
+    return False
 
 
 async def _open_store(settings: Settings) -> Store:

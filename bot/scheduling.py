@@ -38,6 +38,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.clock_steps import ClockStepWatch, replan_jobs
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
+from bot.novo.probe import retrying
 from bot.policy.live import LivePolicy
 from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
@@ -84,9 +85,13 @@ class BridgeJobs:
         *,
         audit_days: int = AUDIT_DAYS_DEFAULT,
         policy: LivePolicy | None = None,
+        novo_down: bool = False,
     ) -> None:
         self._services = services
         self._policy = policy
+        # Novo out of reach is said once (at start-up, or by the first poll that fails),
+        # and again when it answers: not a warning every poll interval.
+        self._said_novo_down = novo_down
         self._poll_seconds = poll_seconds
         self._audit_days = audit_days
         self.holder = holder or process_identity()
@@ -196,12 +201,21 @@ class BridgeJobs:
             self._failures += 1
             delay = min(POLL_BACKOFF_MAX_SECONDS, self._poll_seconds * 2**self._failures)
             self._next_poll_at = time.monotonic() + delay
-            log.warning("poll failed (%s); next try in %.0fs", exc, delay)
+            if self._said_novo_down:
+                log.debug("poll failed (%s); next try in %.0fs", exc, delay)
+            else:
+                log.warning("%s", retrying(self._services.novo.base_url, str(exc)))
+                self._said_novo_down = True
             return
         POLLS.labels("ok").inc()
         self.last_poll_ok = time.monotonic()
-        if self._failures:
-            log.info("Novo reachable again after %d failed polls", self._failures)
+        if self._said_novo_down:
+            log.info(
+                "Novo at %s answers again (after %d failed polls)",
+                self._services.novo.base_url,
+                self._failures,
+            )
+        self._said_novo_down = False
         self._failures = 0
         if report.queued_posts or report.finalized:
             log.info(

@@ -2,7 +2,9 @@
 
 Ada approves, Grace denies with a reason, Linus answers every question by
 filling its form (whatever its shape), and someone picks an agent's action,
-so each kind of decision is seen end to end. Then they keep deciding
+so each kind of decision is seen end to end: a deploy needing two approvals
+gets them from two people, a step's calls are approved all at once, and a
+refund routed to Grace's DM is decided there. Then they keep deciding
 whatever arrives, one every few seconds.
 """
 
@@ -10,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bot.demo.transcript import Transcript
@@ -27,26 +31,39 @@ WAIT_SECONDS = 10.0
 OTHER_TEXT_SUFFIX = "_other"
 
 
+PEOPLE = ("U0ADA", "U0GRACE", "U0LINUS")
+
+
 async def script_clicks(
-    slack: LocalSlack, driver: SlackDriver, channel: str, transcript: Transcript
+    slack: LocalSlack,
+    driver: SlackDriver,
+    channels: Sequence[str],
+    transcript: Transcript,
+    dm_people: Sequence[str] = (),
 ) -> None:
-    people = itertools.cycle(["U0ADA", "U0GRACE", "U0LINUS"])
-    done: set[str] = set()
+    """Click through what waits in `channels` and in the DMs of `dm_people`, one every
+    few seconds. Each person tries a message once: with a quorum, a second one approves
+    after the first; someone the policy leaves out is refused, as in Slack."""
+    people = itertools.cycle(PEOPLE)
+    tried: set[tuple[str, str]] = set()  # (ts, user)
     approvals = 0
     questions = 0
     while True:
         await asyncio.sleep(STEP_SECONDS)
-        message = _next_waiting(slack, channel, done)
-        if message is None:
+        found = _next_waiting(slack, channels, dm_people, tried, people)
+        if found is None:
             continue
-        done.add(message.ts)
-        user = next(people)
+        channel, message, user = found
+        tried.add((message.ts, user))
         name = slack.user(user).display_name if slack.user(user) else user  # type: ignore[union-attr]
         actions = _action_ids(message)
         try:
-            if ActionId.APPROVE in actions:
+            if ActionId.APPROVE_ALL in actions:
+                transcript.say(f"*click* {name} presses Approve all")
+                await driver.click_message_button(user, channel, message.ts, ActionId.APPROVE_ALL)
+            elif ActionId.APPROVE in actions:
                 approvals += 1
-                if approvals % 3 == 2:
+                if approvals % 3 == 2 and not _counts_votes(message):
                     transcript.say(f"*click* {name} presses Deny and gives a reason")
                     await _deny_with_reason(slack, driver, user, channel, message)
                 else:
@@ -68,11 +85,44 @@ async def script_clicks(
             transcript.say(f"(scripted click skipped: {exc})")
 
 
-def _next_waiting(slack: LocalSlack, channel: str, done: set[str]) -> StoredMessage | None:
-    for message in slack.messages(channel):
-        if message.ts not in done and _action_ids(message):
-            return message
+def _next_waiting(
+    slack: LocalSlack,
+    channels: Sequence[str],
+    dm_people: Sequence[str],
+    tried: set[tuple[str, str]],
+    people: Iterator[str],
+) -> tuple[str, StoredMessage, str] | None:
+    """The next message with buttons and who clicks it: a DM's own person, otherwise the
+    next of the people who has not tried it yet."""
+    for person in dm_people:
+        channel = slack.channel_id(person)
+        for message in slack.messages(channel):
+            if (message.ts, person) not in tried and _action_ids(message):
+                return channel, message, person
+    for channel in channels:
+        for message in slack.messages(channel):
+            if not _action_ids(message) or _left_to_lapse(message):
+                continue
+            for _ in PEOPLE:
+                user = next(people)
+                if (message.ts, user) not in tried:
+                    return channel, message, user
     return None
+
+
+LEFT_TO_LAPSE = ("rotate_credential",)
+"""Tools nobody scripted decides, so the demo shows a reminder, an escalation and an expiry."""
+
+
+def _left_to_lapse(message: StoredMessage) -> bool:
+    shown = json.dumps(message.blocks, ensure_ascii=False)
+    return any(tool in shown for tool in LEFT_TO_LAPSE)
+
+
+def _counts_votes(message: StoredMessage) -> bool:
+    """A quorum's message: a Deny would end the vote the demo means to show."""
+    shown = json.dumps(message.blocks, ensure_ascii=False)
+    return "Needs " in shown or "Approvals: " in shown
 
 
 def _action_ids(message: StoredMessage) -> list[str]:

@@ -30,8 +30,11 @@ def local_bridge_settings(
     api_key: str,
     channel: str,
     poll_seconds: float,
+    policy: Path | None = None,
 ) -> Settings:
+    extra: dict[str, object] = {} if policy is None else {"NOVO_SLACK_CONFIG": str(policy)}
     return load_settings(
+        **extra,
         SLACK_BOT_TOKEN=slack.bot_token,
         SLACK_SIGNING_SECRET=signing_secret,
         SLACK_API_URL=slack.api_url,
@@ -55,6 +58,15 @@ class Person:
 
 
 @dataclass(frozen=True)
+class Group:
+    """A user group of the local workspace (`S…`, `@handle`), as a policy names deciders."""
+
+    group_id: str
+    handle: str
+    members: Sequence[str]
+
+
+@dataclass(frozen=True)
 class StackConfig:
     """Everything that differs between the demo, the playground's tests and its screenshots."""
 
@@ -65,11 +77,15 @@ class StackConfig:
     signing_secret: str
     api_key: str
     poll_seconds: float
-    demo: bool = False  # the simulator seeds and keeps creating interactions
-    demo_interval_seconds: float = 12.0
+    demo: bool = False  # the simulator creates the demo's interactions
+    demo_interval_seconds: float = 12.0  # a new run step this often; 0: never after the seed
+    demo_seed: bool = True  # with demo: open on every template once
     seed: int | None = None
     novo_retry_base: float = 0.5
     redelivery_base: float = 1.0
+    policy: Path | None = None
+    more_channels: Sequence[tuple[str, str]] = ()  # (id, name) besides `channel`
+    groups: Sequence[Group] = ()
 
 
 @dataclass(frozen=True)
@@ -94,13 +110,17 @@ async def local_stack(config: StackConfig) -> AsyncIterator[LocalStack]:
             api_key=config.api_key,
             demo=config.demo,
             demo_interval_seconds=config.demo_interval_seconds,
+            demo_seed=config.demo_seed,
             seed=config.seed,
         ) as sim,
         await start_local_slack() as slack,
     ):
-        slack.add_channel(config.channel, config.channel_name)
+        for channel_id, name in ((config.channel, config.channel_name), *config.more_channels):
+            slack.add_channel(channel_id, name)
         for person in config.people:
             slack.add_user(person.user_id, person.name, person.display_name)
+        for group in config.groups:
+            slack.add_usergroup(group.group_id, group.handle, list(group.members))
         settings = local_bridge_settings(
             sim,
             slack,
@@ -109,6 +129,7 @@ async def local_stack(config: StackConfig) -> AsyncIterator[LocalStack]:
             api_key=config.api_key,
             channel=config.channel,
             poll_seconds=config.poll_seconds,
+            policy=config.policy,
         )
         bridge = Bridge(
             settings,

@@ -16,6 +16,8 @@ LINE_CHARS = 118
 FOLLOW_INTERVAL = 0.25
 _MENTION = re.compile(r"<@(U[A-Z0-9]+)>")
 _DATE = re.compile(r"<!date\^\d+\^[^|>]*\|([^>]*)>")
+_GROUP = re.compile(r"<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>")
+_CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|[^>]*)?>")
 
 
 class Transcript:
@@ -44,7 +46,8 @@ class Transcript:
     def banner(self, sim_url: str, slack_url: str, bridge_url: str) -> None:
         print(
             "novo-slack demo: a Novo simulator creates approvals and questions, the bridge posts\n"
-            "them to #agent-approvals on a local Slack, and scripted people click through them.\n"
+            "them to a local Slack as its policy says (#agent-approvals, Grace's DMs, #managers),\n"
+            "and scripted people click through them.\n"
             f"  Novo simulator  {sim_url}   (try: curl {sim_url}/_sim/log)\n"
             f"  local Slack     {slack_url}"
             f"  (try: curl '{slack_url}/_test/messages?channel={self._channel}')\n"
@@ -60,7 +63,15 @@ class Transcript:
             user = self._slack.user(match.group(1))
             return "@" + (user.display_name if user else match.group(1))
 
+        def group(match: re.Match[str]) -> str:
+            try:
+                return "@" + self._slack.usergroup(match.group(1)).handle
+            except KeyError:
+                return "@" + match.group(1)
+
         text = _DATE.sub(lambda m: m.group(1), _MENTION.sub(name, text))
+        text = _GROUP.sub(group, text)
+        text = _CHANNEL.sub(lambda m: self._where(m.group(1)), text)
         text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
         return cut_words(" ".join(text.split()), LINE_CHARS)
 
@@ -80,12 +91,28 @@ class Transcript:
             self._print_call(call.method, call.args, call.response)
         self._seen_calls = len(calls)
 
+    def _where(self, channel: object) -> str:
+        """`#agent-approvals`, or `DM @Grace Hopper` for a person's DM with the bot."""
+        if not isinstance(channel, str) or not channel:
+            return "#?"
+        if channel.startswith(("U", "W", "D")):
+            return f"DM @{self._who('U' + channel[1:] if channel[0] == 'D' else channel)}"
+        try:
+            return f"#{self._slack.channel_name(channel)}"
+        except KeyError:  # a name is only a nicety in a transcript line
+            return channel
+
     def _print_call(self, method: str, args: dict[str, Any], response: dict[str, Any]) -> None:
-        channel = "#agent-approvals"
+        channel = self._where(args.get("channel"))
         if not response.get("ok"):
             self.say(f"{method} refused by Slack: {response.get('error')}")
         elif method == "chat.postMessage":
-            self.say(f"{channel} NEW   {self._readable(str(args.get('text', '')))}")
+            metadata = args.get("metadata") or {}
+            payload = metadata.get("event_payload") if isinstance(metadata, dict) else None
+            shown = payload.get("interaction_id") if isinstance(payload, dict) else None
+            text = self._readable(str(args.get("text", "")))
+            thread = " (in the thread)" if args.get("thread_ts") else ""
+            self.say(f"{channel} NEW   {text}{thread}" + (f" · {shown}" if shown else ""))
         elif method == "chat.update":
             self.say(f"{channel} EDIT  {self._readable(str(args.get('text', '')))}")
         elif method == "chat.postEphemeral":

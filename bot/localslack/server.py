@@ -218,6 +218,13 @@ class LocalSlack:
     def channel_name(self, channel: str) -> str:
         return self._workspace.channels[self.channel_id(channel)]
 
+    def channel_names(self) -> dict[str, str]:
+        """Every channel the workspace knows (DMs included), id → name."""
+        return dict(self._workspace.channels)
+
+    def usergroups(self) -> list[UserGroup]:
+        return list(self._workspace.people.groups.values())
+
     def issue_trigger(self, user_id: str | None = None, *, view_id: str | None = None) -> str:
         """A fresh trigger_id, as an interaction by `user_id` (in view `view_id`) gives one."""
         user = user_id or next(iter(self._workspace.users))

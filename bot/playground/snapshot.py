@@ -2,9 +2,10 @@
 
 The page renders Block Kit itself, so the snapshot carries blocks exactly as
 the bridge sent them; it only gathers what a person signed in as `user_id`
-would see: every channel the bot wrote to (DMs included) with threads under
-their parent, the ephemerals meant for that person, and the modal open for
-them with its `response_action: errors`.
+would see: every channel the bot wrote to and their own DM with it (nobody
+else's), with threads under their parent, the ephemerals meant for that
+person, the modal open for them with its `response_action: errors`, and the
+names mentions of channels and user groups read as.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from bot.localslack.people import dm_id
 from bot.localslack.records import StoredMessage, StoredView
 from bot.localslack.server import LocalSlack
 
@@ -51,9 +53,18 @@ def snapshot(slack: LocalSlack, index: ChannelIndex, user_id: str | None) -> dic
         "team": ident.team_name,
         "users": users,
         "user": user_id,
-        "channels": [_channel(slack, c, user_id) for c in index.channels()],
+        "channels": [_channel(slack, c, user_id) for c in index.channels() if _sees(c, user_id)],
+        "names": {  # how mentions of channels and user groups read
+            "channels": {c: n for c, n in slack.channel_names().items() if not c.startswith("D")},
+            "groups": {g.id: g.handle for g in slack.usergroups()},
+        },
         "modal": _modal(slack, user_id),
     }
+
+
+def _sees(channel: str, user_id: str | None) -> bool:
+    """A DM is between the bot and one person: only they see it, as in Slack."""
+    return not channel.startswith("D") or (user_id is not None and channel == dm_id(user_id))
 
 
 def _channel(slack: LocalSlack, channel: str, user_id: str | None) -> dict[str, Any]:

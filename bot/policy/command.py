@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from slack_sdk.errors import SlackClientError
 
-from bot.config import Settings, SettingsError, load_settings
+from bot.config import Settings, SettingsError, load_settings_for
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     InteractionNotFoundError,
@@ -40,6 +40,7 @@ from bot.policy.explain import (
 )
 from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.policy.routes import explain, route_for
+from bot.slack.answers import NOT_JSON
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
 from bot.slack.gateway import build_web_client
 from bot.startup import StartupFailure
@@ -79,16 +80,14 @@ async def explain_policy(
     `--policy` is not given; otherwise they are only used if they can be read
     (the bridge's channel, the Slack token for user groups).
     """
-    needs_settings = interaction_id is not None or policy_path is None
-    settings = load_settings() if needs_settings else _settings_if_readable()
+    settings = _settings(fetching=interaction_id is not None)
     policy, source = _policy(policy_path, settings)
     if interaction_id is not None:
-        assert settings is not None
         interaction = await _fetch(interaction_id, settings)
     else:
         assert interaction_file is not None
         interaction = _read(interaction_file)
-    bridge_channel = settings.default_channel if settings is not None else None
+    bridge_channel: str | None = settings.default_channel
     route = route_for(policy, interaction, bridge_channel or UNREAD_CHANNEL)
     groups = [] if route.deciders.anyone else route.deciders.groups
     members = await _members(groups, settings)
@@ -105,21 +104,34 @@ async def explain_policy(
     return 0
 
 
-def _settings_if_readable() -> Settings | None:
-    try:
-        return load_settings()
-    except SettingsError:
-        return None
+# Read when they can be, each on its own: the policy file, the bridge's channel (where
+# unrouted interactions go), and the Slack token that lists user groups.
+_OPTIONAL = ("NOVO_SLACK_CONFIG", "NOVO_SLACK_CHANNEL", "SLACK_BOT_TOKEN", "SLACK_API_URL")
+_TO_FETCH = frozenset({"NOVO_API_URL", "NOVO_API_KEY"})
 
 
-def _policy(path: Path | None, settings: Settings | None) -> tuple[PolicyFile, str | None]:
+def _settings(*, fetching: bool) -> Settings:
+    """Only what explaining uses: Novo's URL and key to fetch by id (required then), and
+    each optional setting that can be read; one that can't is left out, not an error."""
+    required = _TO_FETCH if fetching else frozenset()
+    settings = load_settings_for(required)
+    readable = set(required)
+    for name in _OPTIONAL:
+        try:
+            load_settings_for(required | {name})
+        except SettingsError:
+            continue
+        readable.add(name)
+    return load_settings_for(readable) if readable != required else settings
+
+
+def _policy(path: Path | None, settings: Settings) -> tuple[PolicyFile, str | None]:
     """The policy and how to name it; None as its name when there is no file at all."""
     if path is not None:
         try:
             return load_policy(path), str(path)
         except PolicyError as exc:
             raise SettingsError(str(exc)) from None
-    assert settings is not None
     if settings.config_path is None:
         return PolicyFile(), None
     try:
@@ -165,12 +177,12 @@ async def _fetch(interaction_id: str, settings: Settings) -> Interaction:
             raise StartupFailure(f"Novo at {url} could not give {interaction_id}: {exc}") from None
 
 
-async def _members(groups: Sequence[str], settings: Settings | None) -> list[GroupMembers]:
+async def _members(groups: Sequence[str], settings: Settings) -> list[GroupMembers]:
     """Each group's members as Slack lists them now, or why they couldn't be listed."""
     if not groups:
         return []
-    if settings is None:
-        why = "the settings can't be read, so there is no SLACK_BOT_TOKEN to ask Slack with"
+    if settings.slack_bot_token is None:
+        why = "SLACK_BOT_TOKEN is not set (or not valid), so Slack can't be asked"
         return [GroupMembers(group, problem=why) for group in groups]
     client = build_web_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url)
     directory = SlackDirectory(client)
@@ -185,6 +197,10 @@ async def _listed(directory: SlackDirectory, group: str, where: str) -> GroupMem
         error = str(exc).removeprefix(f"{group}: ")
         if error == "no answer":
             return GroupMembers(group, problem=f"Slack did not answer ({where})")
+        if error.startswith("HTTP ") or error == NOT_JSON:
+            return GroupMembers(
+                group, problem=f"SLACK_API_URL does not answer like Slack's Web API ({error})"
+            )
         meaning = _SLACK_ERRORS.get(error)
         problem = f"{meaning} ({error})" if meaning else f"Slack answered {error}"
         return GroupMembers(group, problem=problem)

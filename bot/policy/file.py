@@ -16,9 +16,11 @@ interaction is `bot.policy.routes`' business.
 
 from __future__ import annotations
 
+import difflib
 import string
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -292,7 +294,11 @@ class Match(BaseModel):
             unknown = sorted(str(k) for k in value if k not in MATCH_FIELDS)
             if unknown:
                 known = ", ".join(MATCH_FIELDS)
-                raise ValueError(f"{unknown[0]}: not a field to match (use {known})")
+                close = difflib.get_close_matches(unknown[0], MATCH_FIELDS, n=1)
+                hint = f'did you mean "{close[0]}"? ' if close else ""
+                raise ValueError(
+                    f'"{unknown[0]}" is not a field to match ({hint}use one of {known})'
+                )
         return value
 
 
@@ -330,8 +336,8 @@ class PolicyFile(BaseModel):
             for position, name in enumerate(entry.rules or ()):
                 if name not in names:
                     raise ValueError(
-                        f'digest[{index}].rules[{position}]: no rule is named "{name}"'
-                        ' ("defaults" means what no rule matched)'
+                        f"digest {index + 1}: rules item {position + 1}: no rule is named"
+                        f' "{name}" ("defaults" means what no rule matched)'
                     )
         return self
 
@@ -357,11 +363,11 @@ def load_policy(path: Path | None) -> PolicyFile:
         raise PolicyError(f"{path.name}: the file must be a mapping of keys (agents, links, …)")
     unknown = sorted(str(k) for k in data if k not in KNOWN_KEYS)
     if unknown:
-        raise PolicyError(f"{path.name}: {unknown[0]}: not a key this version knows")
+        raise PolicyError(f"{path.name}: {unknown_key(unknown[0], KNOWN_KEYS)}")
     try:
         return PolicyFile.model_validate(data)
     except ValidationError as exc:
-        raise PolicyError(f"{path.name}: {_first_error(exc)}") from None
+        raise PolicyError(f"{path.name}: {describe_error(exc, data)}") from None
 
 
 def _check_nesting(text: str, name: str) -> None:
@@ -381,14 +387,85 @@ def _check_nesting(text: str, name: str) -> None:
             depth -= 1
 
 
-def _first_error(exc: ValidationError) -> str:
-    """`rules[1].deciders.groups[0]: "sre" is not a user group id (S…)`."""
+def unknown_key(key: str, known: Iterable[str]) -> str:
+    """`unknown key "quorom" — did you mean "quorum"?` (the hint only when one is close)."""
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    hint = f' — did you mean "{close[0]}"?' if close else ""
+    return f'unknown key "{key}"{hint}'
+
+
+def describe_error(exc: ValidationError, data: Any) -> str:
+    """The first mistake as a person would point at it, places counted from one.
+
+    `rule 2 (prod-deploys): unknown key "quorom" — did you mean "quorum"?`,
+    `rule 1 (deploys): deciders.groups item 1: "sre" is not a user group id (S…)`.
+    Pydantic's own words (`rules[1].quorom: Extra inputs are not permitted`)
+    count from zero and make the reader find rule 1 by counting.
+    """
     first = exc.errors()[0]
-    where = ""
-    for part in first["loc"]:
-        if isinstance(part, int):
-            where += f"[{part}]"
-        else:
-            where += f".{part}" if where else str(part)
+    loc = tuple(first["loc"])
+    kind = first["type"]
     message = str(first["msg"]).removeprefix("Value error, ")
+    if kind in ("extra_forbidden", "missing") and loc and isinstance(loc[-1], str):
+        key, loc = loc[-1], loc[:-1]
+        if kind == "missing":
+            message = f'"{key}" is required'
+        else:
+            message = unknown_key(key, _known_keys(loc))
+    where = _place(loc, data)
     return f"{where}: {message}" if where else message
+
+
+def _place(loc: tuple[int | str, ...], data: Any) -> str:
+    """`rule 2 (prod-deploys): deciders.groups item 1` for ("rules", 1, "deciders", "groups", 0)."""
+    head = ""
+    rest = list(loc)
+    if len(rest) >= 2 and rest[0] in ("rules", "digest") and isinstance(rest[1], int):
+        index = rest[1]
+        head = f"{'rule' if rest[0] == 'rules' else 'digest'} {index + 1}"
+        name = _rule_name(data, index) if rest[0] == "rules" else None
+        if name:
+            head += f" ({name})"
+        rest = rest[2:]
+    path = ""
+    for part in rest:
+        if isinstance(part, int):
+            path += f" item {part + 1}"
+        else:
+            path += f".{part}" if path else str(part)
+    return ": ".join(piece for piece in (head, path) if piece)
+
+
+def _rule_name(data: Any, index: int) -> str | None:
+    rules = data.get("rules") if isinstance(data, dict) else None
+    if not isinstance(rules, list) or index >= len(rules) or not isinstance(rules[index], dict):
+        return None
+    name = rules[index].get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def _known_keys(loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the model at `loc` takes (by the names the file uses), to suggest one."""
+    model: type[BaseModel] = PolicyFile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            field = next((f for f in model.model_fields.values() if f.alias == part), None)
+        inner = _model_in(field.annotation) if field is not None else None
+        if inner is None:
+            return []
+        model = inner
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds, through `X | None`, `list[X]` and `dict[str, X]`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

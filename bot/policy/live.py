@@ -20,6 +20,7 @@ import os
 from collections import OrderedDict
 from pathlib import Path
 
+from bot.config import SettingsError
 from bot.metrics import REDACTIONS
 from bot.novo.models import Interaction
 from bot.policy.file import PolicyError, PolicyFile, load_policy
@@ -55,6 +56,15 @@ class LivePolicy:
         """The policy at `path`; PolicyError naming the place if it can't be used."""
         stamp = _stamp(path) if path is not None else None  # before reading: a change made
         return cls(default_channel, load_policy(path), path, stamp)  # meanwhile is seen next
+
+    @classmethod
+    def configured(cls, path: Path | None, default_channel: str) -> LivePolicy:
+        """The policy `NOVO_SLACK_CONFIG` names, as `run` and `check` both read it: a
+        mistake is a setting that is wrong, `SettingsError` with one line (exit 2)."""
+        try:
+            return cls.load(path, default_channel)
+        except PolicyError as exc:
+            raise SettingsError(f"NOVO_SLACK_CONFIG: {exc}") from None
 
     @property
     def current(self) -> PolicyFile:

@@ -26,9 +26,14 @@ SHORT_EXPIRY_SECONDS = 75.0
 
 @dataclass(frozen=True)
 class DemoGroup:
-    """Interactions one run step pauses on; `worker` makes the run a worker of a root run."""
+    """Interactions one run step pauses on; `worker` makes the run a worker of a root run.
+
+    `agent` is the agent that asks: the same id each time, so a policy file can name
+    it, route it and give it deciders (the demo's own policy does, `bot/demo/policy.yml`).
+    """
 
     interactions: tuple[dict[str, Any], ...]
+    agent: str
     worker: bool = False
 
 
@@ -296,20 +301,20 @@ _EXPORT_FAILED = _question(
 )
 
 TEMPLATES: tuple[DemoGroup, ...] = (
-    DemoGroup((_DEPLOY,)),
-    DemoGroup((_REGION,)),
-    DemoGroup((_SQL_DELETE,)),
-    DemoGroup((_ATTACHMENTS,)),
-    DemoGroup((_REFUND,), worker=True),
-    DemoGroup((_COUNTRY,)),
-    DemoGroup((_SQL_UPDATE, _NOTIFY_EMAIL)),
-    DemoGroup((_RELEASE_NAME,)),
-    DemoGroup((_CAMPAIGN_EMAIL,)),
-    DemoGroup((_CUSTOMER_NOTE,)),
-    DemoGroup((_ROTATE,)),
-    DemoGroup((_WINDOW,)),
-    DemoGroup((_MIGRATION,)),
-    DemoGroup((_EXPORT_FAILED,)),
+    DemoGroup((_DEPLOY,), "agt_deployer"),
+    DemoGroup((_REGION,), "agt_infra"),
+    DemoGroup((_SQL_DELETE,), "agt_dba"),
+    DemoGroup((_ATTACHMENTS,), "agt_support"),
+    DemoGroup((_REFUND,), "agt_billing", worker=True),
+    DemoGroup((_COUNTRY,), "agt_billing"),
+    DemoGroup((_SQL_UPDATE, _NOTIFY_EMAIL), "agt_accounts"),
+    DemoGroup((_RELEASE_NAME,), "agt_release"),
+    DemoGroup((_CAMPAIGN_EMAIL,), "agt_support"),
+    DemoGroup((_CUSTOMER_NOTE,), "agt_billing"),
+    DemoGroup((_ROTATE,), "agt_security"),
+    DemoGroup((_WINDOW,), "agt_infra"),
+    DemoGroup((_MIGRATION,), "agt_release"),
+    DemoGroup((_EXPORT_FAILED,), "agt_infra"),
 )
 
 
@@ -321,7 +326,7 @@ def create_group(state: SimState, group: DemoGroup) -> None:
         "rootRunId": root_run_id,
         "workerRef": new_id("wkr") if group.worker else None,
         "threadId": new_id("thr"),
-        "agentId": new_id("agt"),
+        "agentId": group.agent,
     }
     for template in group.interactions:
         state.create(InteractionSpec.model_validate({**template, **shared}))
@@ -335,7 +340,10 @@ def seed(state: SimState) -> None:
 
 
 async def feed(state: SimState, interval_seconds: float) -> None:
-    """A new run step every `interval_seconds`, cycling through the templates, until cancelled."""
+    """A new run step every `interval_seconds`, cycling through the templates, until cancelled.
+
+    `novo-slack sim --demo` keeps feeding; `novo-slack demo` does only with `--rate`, so a
+    channel that was seeded once stays readable and one made by hand is not buried."""
     for group in itertools.cycle(TEMPLATES):
         await asyncio.sleep(interval_seconds)
         create_group(state, group)

@@ -227,10 +227,15 @@ async def start_sim(
     demo: bool = False,
     demo_interval_seconds: float = demo_data.DEFAULT_INTERVAL_SECONDS,
     seed: int | None = None,
+    demo_seed: bool = True,
 ) -> SimServer:
-    """Start a simulator on `host:port` (0 picks a free port) and return once it listens."""
+    """Start a simulator on `host:port` (0 picks a free port) and return once it listens.
+
+    With `demo`, it opens on every demo template once (unless `demo_seed` is false) and
+    then creates a run step every `demo_interval_seconds` (never when that is 0).
+    """
     state = SimState(park_seconds=park_seconds)
-    if demo:
+    if demo and demo_seed:
         demo_data.seed(state)
     app = build_app(state, api_key=api_key or None, rng=random.Random(seed))
     # a request held by a fault must not hold up close() for aiohttp's default minute
@@ -243,7 +248,7 @@ async def start_sim(
         raise
     bound_port = int(runner.addresses[0][1])
     tasks = [asyncio.create_task(state.watch_expiry(), name="sim-expiry")]
-    if demo:
+    if demo and demo_interval_seconds > 0:
         feed = demo_data.feed(state, demo_interval_seconds)
         tasks.append(asyncio.create_task(feed, name="sim-demo-feed"))
     return SimServer(_url(host, bound_port), state, runner, tasks)

@@ -20,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import SettingsError
+from bot.slack.answers import http_status, not_web_api, slack_error
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,16 @@ async def check_app_token(client: AsyncWebClient, app_token: str) -> str:
     return str(body["url"])
 
 
+def refused(setting: str, method: str, error: str) -> str:
+    """The one line for a token Slack refuses: `run` stops with it, `check` shows it."""
+    return f"{setting} was refused by Slack ({method}: {error})"
+
+
+def is_transient(error: str | None, status: int) -> bool:
+    """Slack says "not now" (busy, rate limited, a 5xx), rather than "not this token"."""
+    return error in _TRANSIENT or status >= 500
+
+
 async def _until_answered(
     setting: str, method: str, call: Callable[[], Awaitable[Any]]
 ) -> dict[str, Any]:
@@ -77,16 +88,12 @@ async def _until_answered(
             response = await call()
             return dict(response.data) if hasattr(response, "data") else dict(response)
         except SlackApiError as exc:
-            status = exc.response.status_code
-            error = exc.response.get("error")
-            if not isinstance(error, str) or not error:
-                error = None  # not Slack's {"ok": false, "error": "..."} shape
+            status = http_status(exc)
+            error = slack_error(exc)  # None: not Slack's {"ok": false, "error": "..."} shape
             if error is None and status < 500:
-                raise SettingsError(
-                    f"SLACK_API_URL does not answer like Slack's Web API ({method}: HTTP {status})"
-                ) from None
+                raise SettingsError(not_web_api(method, exc)) from None
             if error not in _TRANSIENT and status < 500:
-                raise SettingsError(f"{setting} was refused by Slack ({method}: {error})") from None
+                raise SettingsError(refused(setting, method, str(error))) from None
             why = str(error or f"HTTP {status}")
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             why = str(exc) or type(exc).__name__

@@ -20,6 +20,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.answers import describe
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -93,7 +95,7 @@ class SlackDirectory:
             async with asyncio.timeout(LOOKUP_SECONDS):
                 return await fetch()
         except SlackApiError as exc:
-            error = exc.response.get("error")
+            error = describe(exc)
             log.warning("Slack could not look up %s: %s", key, error)
             raise DirectoryUnavailable(f"{key}: {error}") from exc
         except (TimeoutError, aiohttp.ClientError) as exc:

@@ -23,7 +23,8 @@ class ActionId(StrEnum):
     ANSWER = "novo_answer"
     QUESTION_ACTION = "novo_q_action"  # value: "<interaction id>|<action index>"
     QUICK_OPTION = "novo_q_quick"  # value: "<interaction id>|<option index>"
-    QUESTION_OVERFLOW = "novo_q_overflow"  # overflow: "dismiss"
+    QUESTION_DISMISS = "novo_q_dismiss"  # button, behind a confirmation; value: interaction id
+    QUESTION_OVERFLOW = "novo_q_overflow"  # overflow: "dismiss" (messages posted before the button)
     QUESTION_REMIND = "novo_q_remind"  # overflow: the "Remind me" choices
     # question modal
     QUESTION_NEXT_PAGE = "novo_q_next"
@@ -52,7 +53,7 @@ class OverflowValue(StrEnum):
     WITHDRAW_APPROVAL = "withdraw_approval"  # a vote towards a quorum, taken back
     DISMISS = "dismiss"
     # "Remind me" (see slack.snooze_choices): in an approval's overflow, and in a
-    # question's second one (the Dismiss overflow's confirmation would cover them)
+    # question's only one (Dismiss is a button: its confirmation would cover them)
     REMIND_15_MIN = "remind_15m"
     REMIND_1_HOUR = "remind_1h"
     REMIND_BEFORE_EXPIRY = "remind_before_expiry"

@@ -152,7 +152,13 @@ class MessagePublisher:
             also_asked=tuple(m.channel for m in await self._copies(tracked.id)),
             nudges=await self._nudges(tracked.id),
             quorum=await self._quorum(tracked),
+            deciders=self._deciders(tracked),
         )
+
+    def _deciders(self, tracked: TrackedInteraction) -> tuple[str, ...]:
+        """Who the policy in force lets decide it, users then groups; () when anyone may."""
+        deciders = self._policy.route(tracked.snapshot).deciders
+        return () if deciders.anyone else (*deciders.users, *deciders.groups)
 
     async def _quorum(self, tracked: TrackedInteraction) -> QuorumState | None:
         """Votes towards the rule's quorum, and who else may still approve."""

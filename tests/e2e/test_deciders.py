@@ -53,8 +53,8 @@ async def test_a_non_decider_is_refused_on_every_action(loop: Loop) -> None:
     await loop.driver.click_message_button("U0GRACE", CHANNEL, question_ts, quick)
     await loop.driver.click_message_button("U0GRACE", CHANNEL, question_ts, skip)
     await loop.driver.click_message_button("U0GRACE", CHANNEL, question_ts, ActionId.ANSWER)
-    await loop.driver.choose_overflow(
-        "U0GRACE", CHANNEL, question_ts, ActionId.QUESTION_OVERFLOW, OverflowValue.DISMISS
+    await loop.driver.click_message_button(
+        "U0GRACE", CHANNEL, question_ts, ActionId.QUESTION_DISMISS
     )
     await _told(loop, "U0GRACE", 7, refusal)
     assert len(loop.slack.views()) == views_before  # no form opened for her

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from bot.localslack.records import StoredView
-from bot.slack.ids import ActionId, CallbackId, OverflowValue
+from bot.slack.ids import ActionId, CallbackId
 from bot.slack.question_form import action_id_pattern
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
@@ -232,9 +232,7 @@ async def test_action_button_and_dismiss(loop: Loop) -> None:
     await loop.shows(ts, "Skip the migration", "<@U0GRACE>")
 
     other_id, other_ts = await _question(loop, q)
-    await loop.driver.choose_overflow(
-        "U0ADA", CHANNEL, other_ts, ActionId.QUESTION_OVERFLOW, OverflowValue.DISMISS
-    )
+    await loop.driver.click_message_button("U0ADA", CHANNEL, other_ts, ActionId.QUESTION_DISMISS)
     dismissed = await _resolution(loop, other_id)
     assert dismissed == {"cancel": True, "reason": "Dismissed in Slack by U0ADA (Ada Lovelace)"}
     await loop.shows(other_ts, "Dismissed", "<@U0ADA>")

@@ -49,7 +49,7 @@ async def test_reminders_reply_in_the_thread_and_the_expiry_names_every_nudge(
     await _with_policy(
         loop,
         tmp_path,
-        '  remind: ["50%", "2s"]\n  mention: here\n'
+        '  remind: ["50%", "2s"]\n  mention: here\n  deciders: {users: [U0ADA]}\n'
         f'  escalate: {{at: "50%", to: {{channel: {MANAGERS}}}}}\n',
     )
     _, ts = await _approval(loop, 6)
@@ -60,7 +60,7 @@ async def test_reminders_reply_in_the_thread_and_the_expiry_names_every_nudge(
         ts,
         "Expired",
         "after 6 s",
-        f"Asked: <#{CHANNEL}>",
+        f"Asked: <@U0ADA> in <#{CHANNEL}>",  # who could have decided, and where
         "Reminded <!date^",
         f"escalated to <#{MANAGERS}> <!date^",
     )

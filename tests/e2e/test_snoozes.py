@@ -166,8 +166,6 @@ async def test_a_question_offers_them_while_it_waits(loop: Loop) -> None:
     dm = await _dm(loop)
     text = loop.message_text_in(ADA, dm.ts)
     assert "Ship the release?" in text and "Still waiting for an answer" in text
-    await loop.driver.choose_overflow(
-        GRACE, CHANNEL, ts, ActionId.QUESTION_OVERFLOW, OverflowValue.DISMISS
-    )
+    await loop.driver.click_message_button(GRACE, CHANNEL, ts, ActionId.QUESTION_DISMISS)
     await loop.shows(ts, "Dismissed")
     assert _overflow_values(loop, ts, ActionId.QUESTION_REMIND) == []

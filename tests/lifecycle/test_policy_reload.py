@@ -51,7 +51,7 @@ async def test_sighup_swaps_in_a_valid_file_and_keeps_the_old_one_on_a_mistake(
         policy.write_text("rules:\n  - name: broken\n    quorum: zero\n", encoding="utf-8")
         bridge.process.send_signal(signal.SIGHUP)
         await bridge.saw(
-            r"policy not reloaded, the one in force stays: policy\.yml: rules\[0\]\.quorum"
+            r"policy not reloaded, the one in force stays: policy\.yml: rule 1 \(broken\): quorum"
         )
         await driver.click_message_button("U0ADA", CHANNEL, ts[second], ActionId.APPROVE)
         await wait_until(lambda: len(world.slack.ephemerals("U0ADA")) >= 1, message="Ada refused")

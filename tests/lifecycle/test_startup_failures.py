@@ -131,8 +131,8 @@ async def test_a_mistake_in_a_rule_is_named_by_its_place(world: World, tmp_path:
     bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
     line = await _one_line_failure(bridge, 2)
     assert line == (
-        'NOVO_SLACK_CONFIG: policy.yml: rules[0].deciders.groups[0]: "sre" is not a user group'
-        " id (S…)"
+        "NOVO_SLACK_CONFIG: policy.yml: rule 1 (prod): deciders.groups item 1:"
+        ' "sre" is not a user group id (S…)'
     )
 
 

@@ -60,9 +60,10 @@ async def test_the_command_passes_against_a_working_setup(servers: Servers) -> N
         out, err = await process.communicate()
     lines = out.decode().splitlines()
     assert process.returncode == 0, out.decode() + err.decode()
-    assert [line[0] for line in lines] == [OK] * 7, lines
+    assert [line[0] for line in lines] == [OK] * 8, lines
     assert [line.split(":", 1)[0][2:] for line in lines] == [
         "settings",
+        "policy",
         "bot token",
         "scopes",
         "app token",
@@ -70,8 +71,8 @@ async def test_the_command_passes_against_a_working_setup(servers: Servers) -> N
         "Novo",
         "store",
     ]
-    assert "team Novo Local (T0LOCAL), bot user novo (U0LOCALBOT)" in lines[1]
-    assert "opens a Socket Mode connection" in lines[3]
+    assert "team Novo Local (T0LOCAL), bot user novo (U0LOCALBOT)" in lines[2]
+    assert "opens a Socket Mode connection" in lines[4]
 
 
 async def test_each_failure_is_named_with_its_fix(
@@ -92,14 +93,14 @@ async def test_each_failure_is_named_with_its_fix(
     app = items["app token"]
     assert (app.mark, app.detail) == (
         FAILED,
-        "Slack refused SLACK_APP_TOKEN (apps.connections.open: invalid_auth)",
+        "SLACK_APP_TOKEN was refused by Slack (apps.connections.open: invalid_auth)",
     )
     assert "connections:write" in app.fix
     channel = items["channel"]
     assert channel.mark == FAILED and "not a member" in channel.detail
     assert "/invite @Novo" in channel.fix
     novo = items["Novo"]
-    assert novo.mark == FAILED and "refused NOVO_API_KEY (401)" in novo.detail
+    assert novo.mark == FAILED and "NOVO_API_KEY was refused by Novo at" in novo.detail
     store = items["store"]
     assert store.mark == FAILED and "in use by another novo-slack process" in store.detail
     assert f"(pid {os.getpid()})" in store.detail
@@ -112,7 +113,7 @@ async def test_a_refused_bot_token_skips_what_depends_on_it(
     items = await _check(servers, monkeypatch, SLACK_BOT_TOKEN="xoxb-not-this-one")
     token = items["bot token"]
     assert token.mark == FAILED
-    assert token.detail == "Slack refused SLACK_BOT_TOKEN (auth.test: invalid_auth)"
+    assert token.detail == "SLACK_BOT_TOKEN was refused by Slack (auth.test: invalid_auth)"
     assert "OAuth & Permissions" in token.fix
     assert items["scopes"].mark == SKIPPED and items["channel"].mark == SKIPPED
     assert items["Novo"].mark == OK  # the rest still runs
@@ -138,7 +139,8 @@ async def test_an_unreachable_novo_and_an_old_schema(
     dead = _nobody_listens()
     items = await _check(servers, monkeypatch, NOVO_API_URL=dead, NOVO_SLACK_DB=str(db))
     novo = items["Novo"]
-    assert novo.mark == FAILED and f"no answer from {dead}" in novo.detail
+    assert novo.mark == FAILED
+    assert novo.detail.startswith(f"Novo at {dead} (NOVO_API_URL) does not answer (")
     assert "NOVO_API_URL" in novo.fix
     store = items["store"]
     assert store.mark == FAILED and "never migrated" in store.detail

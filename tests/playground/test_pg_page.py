@@ -130,3 +130,34 @@ async def test_screenshots_come_from_the_page(chromium: Path, tmp_path: Path) ->
     ]
     for path in made:
         assert path.read_bytes().startswith(b"\x89PNG"), path
+
+
+async def test_a_type_ahead_list_stays_inside_the_modal(page: Page, scene: Stage) -> None:
+    """The last input of a long form: its list is reachable within the modal, not cut off."""
+    countries = [{"id": name.lower(), "label": name} for name in COUNTRIES]
+    question = await scene.create(
+        {
+            "kind": "question",
+            "request": {
+                "title": "Where does it ship?",
+                "questions": [
+                    *({"id": f"q_note{n}", "prompt": f"Note {n}"} for n in range(4)),
+                    {"id": "q_ship", "prompt": "Ships to", "options": countries},
+                ],
+            },
+        }
+    )
+    await page.goto(scene.page_url("U0ADA"))
+    await message(page, question).get_by_role("button", name="Answer…").click()
+    await page.locator("#in-q4").fill("a")  # many matches: a long list
+    option = page.get_by_role("option").last
+    await option.wait_for()
+    await page.wait_for_timeout(300)  # let a smooth scroll, if any, settle
+    modal = await page.locator("#modal-body").bounding_box()
+    shown = await page.locator(".suggestions:visible").bounding_box()
+    assert modal is not None and shown is not None
+    # the whole list is in sight, without scrolling by hand
+    assert modal["y"] <= shown["y"]
+    assert shown["y"] + shown["height"] <= modal["y"] + modal["height"] + 1  # a pixel: rounding
+    await option.click()
+    assert await page.locator("#in-q4").input_value() != "a"

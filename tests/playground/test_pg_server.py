@@ -71,10 +71,20 @@ async def test_dms_get_their_own_channel_and_replies_sit_under_their_thread(
 
     parent = await post(channel="U0GRACE", text="hello <@U0GRACE>")
     await post(channel="U0GRACE", text="a reply", thread_ts=parent["ts"])
-    channels = (await _state(scene))["channels"]
+    channels = (await _state(scene, user="U0GRACE"))["channels"]
     dm = next(c for c in channels if c["dm"])
     assert [m["text"] for m in dm["messages"]] == ["hello <@U0GRACE>"]
     assert [r["text"] for r in dm["messages"][0]["replies"]] == ["a reply"]
+    # Grace's DM with the bot is hers: Ada, signed in as herself, does not see it
+    assert not [c for c in (await _state(scene, user="U0ADA"))["channels"] if c["dm"]]
+    assert not [c for c in (await _state(scene, user="U0NOBODY"))["channels"] if c["dm"]]
+
+
+async def test_mentions_of_channels_and_groups_have_names_to_read(scene: Stage) -> None:
+    scene.stack.slack.add_usergroup("S0SRE", "sre", ["U0ADA"])
+    names = (await _state(scene))["names"]
+    assert names["channels"][CHANNEL] == "agent-approvals"
+    assert names["groups"] == {"S0SRE": "sre"}
 
 
 async def test_a_click_is_signed_and_sent_and_narrated(scene: Stage) -> None:

@@ -74,45 +74,48 @@ def test_the_key_is_stable_for_what_an_entry_says() -> None:
     [
         (
             '{to: "#managers", cron: "0 9 * * *"}',
-            'policy.yml: digest[0].to: "#managers" is not a channel id (C…) or a user id (U…)',
+            'policy.yml: digest 1: to: "#managers" is not a channel id (C…) or a user id (U…)',
         ),
         (
             '{to: C0M, cron: "0 0 9 * * 1"}',
-            'policy.yml: digest[0].cron: "0 0 9 * * 1": not a 5-field cron expression:'
+            'policy.yml: digest 1: cron: "0 0 9 * * 1": not a 5-field cron expression:'
             " got 6 field(s), expected",
         ),
         (
             '{to: C0M, cron: "every day"}',
-            'policy.yml: digest[0].cron: "every day": not a 5-field cron expression: got 2',
+            'policy.yml: digest 1: cron: "every day": not a 5-field cron expression: got 2',
         ),
         (
             '{to: C0M, cron: "x 9 * * *"}',
-            'policy.yml: digest[0].cron: "x 9 * * *": Unrecognized expression "x"'
+            'policy.yml: digest 1: cron: "x 9 * * *": Unrecognized expression "x"'
             ' for field "minute"',
         ),
-        ('{to: C0M, cron: "0 25 * * *"}', 'policy.yml: digest[0].cron: "0 25 * * *": '),
+        ('{to: C0M, cron: "0 25 * * *"}', 'policy.yml: digest 1: cron: "0 25 * * *": '),
         (
             '{to: C0M, cron: "0 9 * * 8"}',
-            'policy.yml: digest[0].cron: "0 9 * * 8": day of week 8 is out of range',
+            'policy.yml: digest 1: cron: "0 9 * * 8": day of week 8 is out of range',
         ),
         (
             '{to: C0M, cron: "0 9 * * 5-1"}',
-            'policy.yml: digest[0].cron: "0 9 * * 5-1": "5-1": a range of days must go forward',
+            'policy.yml: digest 1: cron: "0 9 * * 5-1": "5-1": a range of days must go forward',
         ),
         (
             '{to: C0M, cron: "0 9 * * *", timezone: Mars/Olympus}',
-            'policy.yml: digest[0].timezone: "Mars/Olympus" is not an IANA time zone',
+            'policy.yml: digest 1: timezone: "Mars/Olympus" is not an IANA time zone',
         ),
         (
             '{to: C0M, cron: "0 9 * * *", rules: []}',
-            "policy.yml: digest[0].rules: name at least one rule",
+            "policy.yml: digest 1: rules: name at least one rule",
         ),
         (
             '{to: C0M, cron: "0 9 * * *", rules: [prod-deploys, prod]}',
-            'policy.yml: digest[0].rules[1]: no rule is named "prod"',
+            'policy.yml: digest 1: rules item 2: no rule is named "prod"',
         ),
-        ('{to: C0M, cron: "0 9 * * *", channel: C0X}', "policy.yml: digest[0].channel: "),
-        ("{to: C0M}", "policy.yml: digest[0].cron: Field required"),
+        (
+            '{to: C0M, cron: "0 9 * * *", channel: C0X}',
+            'policy.yml: digest 1: unknown key "channel"',
+        ),
+        ("{to: C0M}", 'policy.yml: digest 1: "cron" is required'),
     ],
 )
 def test_a_mistake_in_a_digest_is_named_by_its_place(

@@ -117,7 +117,8 @@ def test_check_names_the_place_of_a_mistake(
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
-        'novo-slack: policy.yml: rules[1].deciders.groups[0]: "sre" is not a user group id (S…)\n'
+        "novo-slack: policy.yml: rule 2 (prod-deploys): deciders.groups item 1:"
+        ' "sre" is not a user group id (S…)\n'
     )
 
 
@@ -164,8 +165,8 @@ def test_explain_a_matching_rule(tmp_path: Path, capsys: pytest.CaptureFixture[s
         ' toolName deploy_api matches "deploy_*"',
         "goes to:      channel C0PROD",
         "may decide:   U0ALICE; members of S0SRE",
-        "              (members of S0SRE not listed: the settings can't be read,"
-        " so there is no SLACK_BOT_TOKEN to ask Slack with)",
+        "              (members of S0SRE not listed: SLACK_BOT_TOKEN is not set (or not"
+        " valid), so Slack can't be asked)",
         "guests:       refused, and people of other workspaces too (allow_guests: false)",
         "quorum:       2 distinct approvals; one deny decides",
         "reminders:    50%, 5m before expiry · mention deciders · escalate at 25% to C0MANAGERS",
@@ -240,12 +241,29 @@ def test_an_interaction_file_that_is_not_one(
     )
 
 
-def test_explain_without_policy_needs_the_settings(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_explain_a_file_needs_no_setting_it_does_not_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """No Novo, Slack or signing setting: explaining a record reads none of them."""
+    for name in ("NOVO_API_URL", "NOVO_API_KEY", "SLACK_SIGNING_SECRET", "NOVO_SLACK_CHANNEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "not-a-bot-token")  # malformed, and not needed
+    path = str(_interaction(tmp_path, approval_wire()))
+    assert main(["policy", "explain", "--file", path]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "no policy file (NOVO_SLACK_CONFIG is not set): defaults apply" in out
+
+
+def test_explain_names_a_policy_setting_that_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NOVO_SLACK_CONFIG", str(_file(tmp_path, "policy.yml", "rulez: []\n")))
     path = str(_interaction(tmp_path, approval_wire()))
     assert main(["policy", "explain", "--file", path]) == 2
-    assert "NOVO_API_URL is required but not set" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        'novo-slack: NOVO_SLACK_CONFIG: policy.yml: unknown key "rulez" — did you mean "rules"?\n'
+    )
 
 
 # -- policy explain --id, against the simulator and the local Slack -----------------------------
@@ -316,6 +334,28 @@ async def test_explain_by_id_lists_group_members(
     assert [call.args.get("usergroup") for call in slack.calls("usergroups.users.list")] == [
         "S0SRE"
     ]
+
+
+async def test_a_slack_url_that_is_not_the_web_api_is_named_in_the_answer(
+    servers: tuple[SimServer, LocalSlack],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The local Slack without /api/: a 404 page, not Slack's JSON; a line, no traceback."""
+    sim, slack = servers
+    policy = _file(tmp_path, "policy.yml", POLICY)
+    _settings_env(monkeypatch, sim, slack, NOVO_SLACK_CONFIG=str(policy), SLACK_API_URL=slack.url)
+    interaction_id = await _created(
+        sim, kind="approval_request", toolName="deploy_api", agentId="agt_ops"
+    )
+    assert await _run("policy", "explain", "--id", interaction_id) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert (
+        "(members of S0SRE not listed: SLACK_API_URL does not answer like Slack's Web API"
+        " (HTTP 404))"
+    ) in out
 
 
 async def test_a_quorum_nobody_can_meet_is_pointed_out(
@@ -434,17 +474,18 @@ async def test_by_id_without_a_policy_file_every_default_applies(
     ]
 
 
-# -- the README shows what the command prints ---------------------------------------------------
+# -- docs/policy.md shows what the command prints ----------------------------------------------
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-_POLICY_SECTION = README[README.index("## Policy\n") :]
+_POLICY_SECTION = (Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(
+    encoding="utf-8"
+)
 
 
 def _readme_block(fence: str, starting: str = "") -> str:
-    """The first fenced block of the README's Policy section of that kind (and start)."""
+    """The first fenced block of docs/policy.md of that kind (and start)."""
     pattern = re.escape(f"```{fence}\n{starting}") + r"(.*?)```"
     found = re.search(pattern, _POLICY_SECTION, re.DOTALL)
-    assert found is not None, f"no ```{fence} block starting {starting!r} under ## Policy"
+    assert found is not None, f"no ```{fence} block starting {starting!r} in docs/policy.md"
     return starting + found.group(1)
 
 

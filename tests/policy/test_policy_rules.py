@@ -100,29 +100,29 @@ def test_explain_says_which_key_failed_and_which_held(tmp_path: Path) -> None:
     [
         (
             "rules:\n  - name: a\n    deciders: {groups: [sre]}\n",
-            'policy.yml: rules[0].deciders.groups[0]: "sre" is not a user group id (S…)',
+            'policy.yml: rule 1 (a): deciders.groups item 1: "sre" is not a user group id (S…)',
         ),
         (
             "rules:\n  - name: a\n  - name: b\n    deciders: {users: [alice]}\n",
-            'policy.yml: rules[1].deciders.users[0]: "alice" is not a user id (U…)',
+            'policy.yml: rule 2 (b): deciders.users item 1: "alice" is not a user id (U…)',
         ),
         (
             "rules:\n  - name: a\n    channel: C1\n    dm: [U1]\n",
-            "policy.yml: rules[0]: give channel or dm, not both",
+            "policy.yml: rule 1 (a): give channel or dm, not both",
         ),
         (
             "rules:\n  - name: a\n    deciders: {users: [U1]}\n    quorum: 2\n",
-            "policy.yml: rules[0]: quorum 2 can never be reached by 1 listed decider(s)",
+            "policy.yml: rule 1 (a): quorum 2 can never be reached by 1 listed decider(s)",
         ),
         (
             "rules:\n  - name: a\n    match: {tool: x}\n",
-            "policy.yml: rules[0].match: tool: not a field to match",
+            'policy.yml: rule 1 (a): match: "tool" is not a field to match',
         ),
         ("rules:\n  - name: a\n  - name: a\n", 'policy.yml: rules: two rules are named "a"'),
-        ("rules:\n  - name: a\n    deciders: everyone\n", "policy.yml: rules[0].deciders: use"),
-        ("rules:\n  - name: a\n    deciders: {}\n", "policy.yml: rules[0].deciders: name users"),
-        ("rules:\n  - name: a\n    quorum: 0\n", "policy.yml: rules[0].quorum: "),
-        ("rules:\n  - match: {kind: question}\n", "policy.yml: rules[0].name: Field required"),
+        ("rules:\n  - name: a\n    deciders: everyone\n", "policy.yml: rule 1 (a): deciders: use"),
+        ("rules:\n  - name: a\n    deciders: {}\n", "policy.yml: rule 1 (a): deciders: name users"),
+        ("rules:\n  - name: a\n    quorum: 0\n", "policy.yml: rule 1 (a): quorum: "),
+        ("rules:\n  - match: {kind: question}\n", 'policy.yml: rule 1: "name" is required'),
         ("defaults:\n  dm: []\n", "policy.yml: defaults.dm: name at least one user"),
     ],
 )
@@ -131,3 +131,39 @@ def test_a_rule_mistake_is_named_by_its_place(tmp_path: Path, text: str, message
         _policy(tmp_path, text)
     assert str(raised.value).startswith(message), str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "rules:\n  - name: a\n  - name: prod-deploys\n    quorom: 2\n",
+            'policy.yml: rule 2 (prod-deploys): unknown key "quorom" — did you mean "quorum"?',
+        ),
+        (
+            "defaults:\n  escalate: {at: 5m, to: {chanel: C1}}\n",
+            'policy.yml: defaults.escalate.to: unknown key "chanel" — did you mean "channel"?',
+        ),
+        ("rules:\n  - name: a\n    zzz: 1\n", 'policy.yml: rule 1 (a): unknown key "zzz"'),
+        (
+            "rules:\n  - name: a\n    match: {toolname: x}\n",
+            'policy.yml: rule 1 (a): match: "toolname" is not a field to match (did you mean'
+            ' "toolName"?',
+        ),
+        (
+            "rules:\n  - name: a\n    remind: [5m, soon]\n",
+            "policy.yml: rule 1 (a): remind: ",
+        ),
+    ],
+)
+def test_a_mistake_reads_as_a_person_would_point_at_it(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    """Places count from one and name the rule; a misspelt key gets the key it meant."""
+    path = tmp_path / "policy.yml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PolicyError) as raised:
+        load_policy(path)
+    assert str(raised.value).startswith(message), str(raised.value)
+    assert "[0]" not in str(raised.value)
+    assert "Extra inputs" not in str(raised.value)

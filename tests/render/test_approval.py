@@ -121,6 +121,27 @@ def test_forty_recipients_take_one_line(make_approval: MakeApproval, ctx: Messag
     assert ActionId.VIEW_INPUT in action_ids(message)
 
 
+def test_a_string_of_several_lines_shows_as_lines(
+    make_approval: MakeApproval, ctx: MessageContext
+) -> None:
+    """A script or a commit message reads as it was written, not as one line of `\\n`."""
+    script = "set -e\nmake build\n  make deploy"
+    interaction = make_approval(input={"script": script, "sha": "9f1c2ab"}, preview=None)
+    message = render_approval_message(interaction, ctx)
+    assert_valid_message(message)
+    body = code_body(block(message, "novo_input")["text"]["text"], "*Input*\n")
+    assert "\\n" not in body
+    assert body.split("\n") == [
+        "{",
+        '  "script": |',
+        "    set -e",
+        "    make build",
+        "      make deploy",
+        '  "sha": "9f1c2ab"',
+        "}",
+    ]
+
+
 def test_beside_a_preview_the_input_is_a_few_lines(
     make_approval: MakeApproval, ctx: MessageContext
 ) -> None:

@@ -53,6 +53,14 @@ def test_an_expiry_without_nudges_says_nobody_was_reminded() -> None:
     )
 
 
+def test_an_expiry_names_who_could_have_decided_as_well_as_where() -> None:
+    ctx = MessageContext(now=NOW, asked_in="C0APPROVALS", deciders=("U0ALICE", "S0SRE"))
+    assert (
+        "Asked: <@U0ALICE>, <!subteam^S0SRE> in <#C0APPROVALS>. Nobody was reminded."
+        in (status_block(_expired(), ctx)["text"]["text"])
+    )
+
+
 def test_waits_and_time_left_read_as_people_say_them() -> None:
     assert [waited(s) for s in (40, 900, 7500, 7200)] == ["40 s", "15 min", "2 h 5 min", "2 h"]
     assert time_left(NOW + timedelta(seconds=299), NOW) == "5 minutes"

@@ -152,8 +152,9 @@ def test_a_question_offers_them_apart_from_dismiss() -> None:
     request = {"title": "Which region?", "questions": [question(options=[{"id": "a"}])]}
     pending = make_interaction(request, expiresAt=(NOW + timedelta(hours=3)).isoformat())
     message = render_question_message(pending, MessageContext(now=NOW))
-    overflows = {e["action_id"]: e for e in buttons(message) if e["type"] == "overflow"}
-    remind, dismiss = overflows[ActionId.QUESTION_REMIND], overflows[ActionId.QUESTION_OVERFLOW]
+    (remind,) = [e for e in buttons(message) if e["type"] == "overflow"]  # the one ⋮ menu
+    (dismiss,) = [e for e in buttons(message) if e["action_id"] == ActionId.QUESTION_DISMISS]
+    assert remind["action_id"] == ActionId.QUESTION_REMIND
     assert [o["value"] for o in remind["options"]] == [M15, H1, BEFORE]
     assert "confirm" not in remind and "confirm" in dismiss  # the confirmation is Dismiss's own
     assert_valid_message(message)

@@ -101,7 +101,7 @@ def test_pending_message_offers_answer_actions_and_dismiss() -> None:
     message = _render(make_interaction(REQUEST))
     (block,) = [b for b in message["blocks"] if b["type"] == "actions"]
     assert interaction_id_from_block_id(block["block_id"]) == INTERACTION_ID
-    answer, skip, later, remind, overflow = block["elements"]
+    answer, skip, later, dismiss, remind = block["elements"]
     assert (answer["action_id"], answer["value"], answer["style"]) == (
         ActionId.ANSWER,
         INTERACTION_ID,
@@ -120,9 +120,13 @@ def test_pending_message_offers_answer_actions_and_dismiss() -> None:
         OverflowValue.REMIND_15_MIN,
         OverflowValue.REMIND_BEFORE_EXPIRY,
     ]
-    assert overflow["action_id"] == ActionId.QUESTION_OVERFLOW
-    assert [o["value"] for o in overflow["options"]] == [OverflowValue.DISMISS]
-    assert overflow["confirm"]["confirm"]["text"] == "Dismiss"
+    assert (dismiss["type"], dismiss["action_id"], dismiss["value"]) == (
+        "button",
+        ActionId.QUESTION_DISMISS,
+        INTERACTION_ID,
+    )
+    assert dismiss["confirm"]["confirm"]["text"] == "Dismiss"
+    assert [e["type"] for e in block["elements"]].count("overflow") == 1  # one ⋮ menu
 
 
 def test_pending_message_summarises_each_question() -> None:

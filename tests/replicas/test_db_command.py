@@ -86,8 +86,40 @@ async def test_a_database_out_of_reach_is_one_line_and_exit_1(tmp_path: Path) ->
     assert len(err.splitlines()) == 1 and "s3cret" not in err
 
 
-async def test_missing_settings_are_exit_2(tmp_path: Path) -> None:
-    code, out, err = await _db("current", tmp_path, NOVO_SLACK_DB=str(tmp_path / "x.db"))
+async def test_only_the_store_setting_is_needed(tmp_path: Path) -> None:
+    """A migration job has no Slack token or Novo key, and needs none."""
+    db = tmp_path / "x.db"
+    code, out, err = await _db("upgrade", tmp_path, NOVO_SLACK_DB=str(db))
+    assert (code, out, err) == (0, f"{db}: at revision {head_revision()} (head)", "")
+
+
+async def test_a_store_url_it_cannot_use_is_a_bad_setting_exit_2(tmp_path: Path) -> None:
+    code, out, err = await _db("current", tmp_path, NOVO_SLACK_DB="mysql://novo:s3cret@db/novo")
     assert (code, out) == (2, "")
-    assert err.startswith("novo-slack: SLACK_BOT_TOKEN is required but not set;")
-    assert len(err.splitlines()) == 1
+    assert err == (
+        "novo-slack: NOVO_SLACK_DB mysql://novo:***@db/novo: only a file path or a"
+        " postgresql:// URL is understood"
+    )
+
+
+async def test_audit_needs_only_the_store_setting(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    assert (await _db("upgrade", tmp_path, NOVO_SLACK_DB=str(db)))[0] == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "NOVO_"))}
+    env.update(PYTHONPATH=str(REPO), NOVO_SLACK_DB=str(db))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "audit",
+        "--format",
+        "csv",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    async with asyncio.timeout(30):
+        out, err = await process.communicate()
+    assert (process.returncode, err.decode()) == (0, "")
+    assert out.decode().startswith("id,at,event")

@@ -18,6 +18,8 @@ const page = {
   user: null,
   channel: null,
   users: new Map(),
+  channelNames: new Map(),
+  groups: new Map(),
   usersKey: "",
   channelsKey: "",
   messagesKey: "",
@@ -55,6 +57,8 @@ async function refresh() {
 }
 
 function render(snapshot) {
+  page.channelNames = new Map(Object.entries(snapshot.names?.channels || {}));
+  page.groups = new Map(Object.entries(snapshot.names?.groups || {}));
   renderPeople(snapshot);
   renderChannels(snapshot.channels);
   const channel = snapshot.channels.find((c) => c.id === page.channel) || snapshot.channels[0];
@@ -126,6 +130,8 @@ function renderMessages(channel) {
 function message(channel, m, isReply = false) {
   const ctx = {
     users: page.users,
+    channels: page.channelNames,
+    groups: page.groups,
     confirm,
     act: (block, el, extra) => {
       const base = { user: page.user, channel: channel.id, ts: m.ts, action_id: el.action_id };
@@ -178,6 +184,8 @@ function buildModal(modal) {
   page.form = form;
   const ctx = {
     users: page.users,
+    channels: page.channelNames,
+    groups: page.groups,
     confirm,
     input: form.inputBlock,
     act: (block, el) => sendIntent({
@@ -263,7 +271,7 @@ function confirm(spec) {
     const overlay = h("div", { class: "overlay confirm" },
       h("div", { class: "dialog", role: "alertdialog", "aria-modal": "true" },
         h("h2", {}, plainText(spec.title) || "Are you sure?"),
-        h("div", { class: "dialog-body", html: mrkdwnHtml(plainText(spec.text), { users: page.users }) }),
+        h("div", { class: "dialog-body", html: mrkdwnHtml(plainText(spec.text), { users: page.users, channels: page.channelNames, groups: page.groups }) }),
         h("div", { class: "dialog-actions" },
           h("button", { type: "button", class: "btn", onclick: () => done(false) }, plainText(spec.deny) || "Cancel"),
           h("button", { type: "button", class: `btn ${spec.style === "danger" ? "danger" : "primary"}`, onclick: () => done(true) },

@@ -256,6 +256,8 @@ function typeAhead(id, block, el, update, ctx) {
       },
     }, plainText(option.text))) : [h("li", { class: "suggestion none" }, "No matches")]));
     list.hidden = false;
+    // In the flow of the form, so the modal's own scroll reaches it: never cut at its edge.
+    list.scrollIntoView({ block: "nearest" });
   };
   input.addEventListener("input", () => {
     if (!multiple && chosen) {

@@ -85,10 +85,14 @@ function tokenHtml(token, ctx) {
     return `<span class="mention" data-user="${escapeHtml(target.slice(1))}">@${escapeHtml(name)}</span>`;
   }
   if (target.startsWith("#C") || target.startsWith("#G")) {
-    return `<span class="mention">#${escapeHtml(label || target.slice(1))}</span>`;
+    const name = ctx.channels?.get(target.slice(1)) || label || target.slice(1);
+    return `<span class="mention">#${escapeHtml(name)}</span>`;
   }
   if (target.startsWith("!date^")) return dateHtml(target, label);
-  if (target.startsWith("!subteam^")) return `<span class="mention">${escapeHtml(label || "@group")}</span>`;
+  if (target.startsWith("!subteam^")) {
+    const handle = ctx.groups?.get(target.slice("!subteam^".length));
+    return `<span class="mention">${escapeHtml(handle ? `@${handle}` : label || "@group")}</span>`;
+  }
   if (target.startsWith("!")) return `<span class="mention">@${escapeHtml(target.slice(1))}</span>`;
   if (/^(https?:|mailto:)/i.test(target)) {
     const text = label === undefined ? target : decodeEntities(label);

@@ -57,7 +57,24 @@ def register(app: AsyncApp) -> None:
             actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
         )
 
-    @app.action(ActionId.QUESTION_OVERFLOW)
+    @app.action(ActionId.QUESTION_DISMISS)
+    async def dismiss(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        interaction_id = str(action.get("value") or "")
+        if not interaction_id:
+            await ack()
+            return
+        services = services_of(context)
+        actor = actor_of(services, body)
+        outcome = await services.questions.dismiss(
+            interaction_id, actor, acknowledging(ack, context)
+        )
+        await services.presenter.tell(
+            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+        )
+
+    @app.action(ActionId.QUESTION_OVERFLOW)  # Dismiss in messages posted before the button
     async def overflow(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:

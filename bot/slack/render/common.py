@@ -152,11 +152,52 @@ def code_block(text: str, limit: int) -> str:
 
 
 def pretty_json(value: Any) -> str:
-    """Readable JSON for humans; never raises, whatever the agent sent or how deep."""
+    """Readable JSON for humans; never raises, whatever the agent sent or how deep.
+
+    A string of several lines (a script, a commit message) shows as those lines, in a
+    YAML-style `|` block under its key, rather than as one line full of `\\n`: people
+    read it, nothing parses it.
+    """
+    blocks: list[str] = []
     try:
-        return json.dumps(cut_depth(value), indent=2, ensure_ascii=False, default=str)
+        text = json.dumps(
+            _mark_multiline(cut_depth(value), blocks), indent=2, ensure_ascii=False, default=str
+        )
     except (TypeError, ValueError):
         return repr(cut_depth(value))
+    return _unmark_multiline(text, blocks) if blocks else text
+
+
+_MULTILINE_MARK = "\x00novo-lines-{}\x00"
+_MARKED = re.compile(
+    r'^(?P<head>\s*(?:"(?:[^"\\]|\\.)*": )?)"\\u0000novo-lines-(?P<n>\d+)\\u0000",?$'
+)
+
+
+def _mark_multiline(value: Any, blocks: list[str]) -> Any:
+    """`value` with each string of several lines swapped for a numbered mark."""
+    if isinstance(value, str) and "\n" in value.strip("\n"):
+        blocks.append(value)
+        return _MULTILINE_MARK.format(len(blocks) - 1)
+    if isinstance(value, dict):
+        return {key: _mark_multiline(item, blocks) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mark_multiline(item, blocks) for item in value]
+    return value
+
+
+def _unmark_multiline(text: str, blocks: list[str]) -> str:
+    out: list[str] = []
+    for line in text.split("\n"):
+        found = _MARKED.match(line)
+        if found is None:
+            out.append(line)
+            continue
+        head = found["head"]
+        indent = " " * (len(head) - len(head.lstrip()) + 2)
+        out.append(f"{head}|")  # no trailing comma: the lines below end the value
+        out.extend(indent + part for part in blocks[int(found["n"])].strip("\n").split("\n"))
+    return "\n".join(out)
 
 
 def compact_json(value: Any) -> str:

@@ -83,6 +83,8 @@ class MessageContext:
     quorum: QuorumState | None = None
     also_asked: tuple[str, ...] = ()
     """Further places it was asked: the other people of a `dm:` route, each with a copy."""
+    deciders: tuple[str, ...] = ()
+    """Who the policy let decide, as Slack ids (users, then user groups); empty: anyone."""
 
     @property
     def asked_where(self) -> str | None:
@@ -90,6 +92,11 @@ class MessageContext:
         if self.asked_in is None:
             return None
         return ", ".join(slack_target(place) for place in (self.asked_in, *self.also_asked))
+
+    @property
+    def asked_whom(self) -> str | None:
+        """Who could decide, as mentions (`<@U…>, <!subteam^S…>`); None when anyone could."""
+        return ", ".join(slack_target(who) for who in self.deciders) or None
 
 
 class RenderedMessage(TypedDict):

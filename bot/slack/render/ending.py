@@ -1,8 +1,9 @@
 """How an expired interaction's message words its ending, from what the bridge recorded.
 
-"⌛ Expired 14:05 after 15 min. Asked: #approvals. Reminded 14:00; escalated
-to #managers 14:01." — when it lapsed, how long it waited, where it was
-asked, and every nudge sent, so a reader sees nobody was left unasked. A
+"⌛ Expired 14:05 after 15 min. Asked: @alice, @sre in #approvals. Reminded
+14:00; escalated to #managers 14:01." — when it lapsed, how long it waited,
+who could have decided (unless anyone could) and where it was asked, and
+every nudge sent, so a reader sees nobody was left unasked. A
 context without those facts (no channel known) keeps the short wording.
 """
 
@@ -54,9 +55,12 @@ def expiry_line(interaction: Interaction, ctx: MessageContext, icon: str) -> str
     if ctx.asked_in is None:
         return None
     at = expired_at(interaction)
+    whom = ctx.asked_whom
+    in_channel = not ctx.asked_in.startswith(("U", "W", "D"))  # a DM names its person already
+    asked = f"{whom} in {ctx.asked_where}" if whom and in_channel else ctx.asked_where
     line = (
         f"{icon} Expired {date_token(at, TIME_FORMAT)}"
         f" after {waited((at - interaction.created_at).total_seconds())}."
-        f" Asked: {ctx.asked_where}."
+        f" Asked: {asked}."
     )
     return line + _nudge_clause(ctx.nudges)

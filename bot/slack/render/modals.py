@@ -38,7 +38,7 @@ _INTENTS: dict[ReasonIntent, dict[str, str]] = {
         "callback_id": CallbackId.DENY_MODAL.value,
         "title": "Deny tool call",
         "submit": "Deny",
-        "label": "Reason (optional)",
+        "label": "Reason",  # optional: Slack adds "(optional)" itself
         "placeholder": "Why not? The agent sees this.",
         "effect": "The tool will not run; the agent is told it was denied, with your reason.",
     },
@@ -46,7 +46,7 @@ _INTENTS: dict[ReasonIntent, dict[str, str]] = {
         "callback_id": CallbackId.APPROVE_NOTE_MODAL.value,
         "title": "Approve with note",
         "submit": "Approve",
-        "label": "Note (optional)",
+        "label": "Note",  # optional: Slack adds "(optional)" itself
         "placeholder": "Anything the agent or reviewers should know",
         "effect": "The tool will run; your note is recorded with the approval.",
     },

@@ -12,11 +12,12 @@ interaction (`QUESTION_ACTIONS_BLOCK_PREFIX:<interaction id>`):
   quick options for people who prefer the form.
 * One button per ``request.actions[]`` entry (value
   ``<interaction id>|<action index>``); ``danger`` ones ask for confirmation.
-* An overflow holding **Dismiss**, behind a confirmation on the overflow
-  element (an overflow's options cannot carry their own).
-* Before it, an overflow of the "Remind me" choices offered now (see
-  :mod:`remind_menu`): apart, because the Dismiss confirmation would cover
-  anything in its overflow.
+* **Dismiss**, a button behind a confirmation (value: the interaction id).
+  Not in an overflow: a confirmation belongs to the whole overflow (its
+  options cannot carry their own), so it would also cover the "Remind me"
+  choices, and two ⋮ menus side by side look like one drawn twice.
+* Last, the one overflow: the "Remind me" choices offered now (see
+  :mod:`remind_menu`), when any is.
 
 Slack wants action ids unique within a block, so buttons of one kind are
 ``<ActionId>:<index>`` (``novo_q_quick:0``, ``novo_q_action:2``). Listeners
@@ -32,7 +33,6 @@ from bot.novo.models import Interaction, QuestionRequest
 from bot.slack.ids import (
     QUESTION_ACTIONS_BLOCK_PREFIX,
     ActionId,
-    OverflowValue,
     actions_block_id,
 )
 from bot.slack.limits import (
@@ -40,7 +40,6 @@ from bot.slack.limits import (
     CONFIRM_BUTTON,
     CONFIRM_TEXT,
     CONFIRM_TITLE,
-    OPTION_TEXT,
 )
 from bot.slack.question_form import (
     QUICK_OPTIONS_MAX,
@@ -144,26 +143,16 @@ def _actions_block(
             style = "primary" if action.style == "primary" else None
             button = _button(label, action_id, value, style)
         elements.append(button)
+    dismiss = _button(DISMISS_LABEL, ActionId.QUESTION_DISMISS.value, interaction.id)
+    dismiss["confirm"] = _confirm(
+        "Dismiss this question?",
+        "The agent gets no answer and carries on without one.",
+        "Dismiss",
+        "Keep it",
+    )
+    elements.append(dismiss)
     if remind is not None:
         elements.append(remind)
-    elements.append(
-        {
-            "type": "overflow",
-            "action_id": ActionId.QUESTION_OVERFLOW.value,
-            "options": [
-                {
-                    "text": plain_text(DISMISS_LABEL, OPTION_TEXT),
-                    "value": OverflowValue.DISMISS.value,
-                }
-            ],
-            "confirm": _confirm(
-                "Dismiss this question?",
-                "The agent gets no answer and carries on without one.",
-                "Dismiss",
-                "Keep it",
-            ),
-        }
-    )
     return {
         "type": "actions",
         "block_id": question_actions_block_id(interaction.id),
