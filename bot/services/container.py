@@ -14,10 +14,12 @@ from bot.services.decisions import DecisionService
 from bot.services.digest import DigestService
 from bot.services.forms import FormService
 from bot.services.groups import GroupService
+from bot.services.heavy import HeavyWork
 from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
+from bot.services.type_ahead import TypeAheadService
 from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
@@ -48,6 +50,8 @@ class Services:
     links: MessageLinks
     commands: CommandService
     home: HomeService
+    type_ahead: TypeAheadService
+    heavy: HeavyWork
     clock: Clock
 
     @classmethod
@@ -75,6 +79,7 @@ class Services:
         )
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         links = MessageLinks(slack, team_url)
+        heavy = HeavyWork()  # type-ahead and Home renders take turns; clicks never wait
         publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
             store,
@@ -105,5 +110,7 @@ class Services:
             links=links,
             commands=CommandService(store, policy, gate, publisher, links, clock),
             home=HomeService(store, slack, publisher, gate, links, clock),
+            type_ahead=TypeAheadService(store, gate, heavy),
+            heavy=heavy,
             clock=clock,
         )

@@ -18,6 +18,7 @@ from bot.slack.credentials import SlackIdentity
 from bot.slack.inflight import InFlight
 from bot.slack.listeners import SERVICES_KEY, register_all
 from bot.slack.origin import origin_check
+from bot.slack.priority import ClicksFirstApp
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,10 @@ def build_bolt_app(
     identity: SlackIdentity,
     in_flight: InFlight,
 ) -> AsyncApp:
-    """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`."""
-    app = AsyncApp(
+    """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`,
+    clicks served before heavy requests (`priority`)."""
+    app = ClicksFirstApp(
+        services.heavy,
         client=client,
         signing_secret=signing_secret,
         process_before_response=False,

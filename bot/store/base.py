@@ -20,6 +20,7 @@ from sqlalchemy.sql import Executable
 
 from bot.store.locks import KeyedLocks
 from bot.store.opening import Opened
+from bot.store.parsed import ParsedRecords
 
 Insert = postgresql.Insert | sqlite.Insert
 T = TypeVar("T")
@@ -31,6 +32,7 @@ class StoreBase:
         self._engine: AsyncEngine = opened.engine
         self._local_locks = KeyedLocks()
         self._running: set[asyncio.Future[Any]] = set()
+        self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
 
     @property
     def engine_name(self) -> str:

@@ -192,7 +192,9 @@ def taken_step(row: RowMapping) -> TakenStep:
     )
 
 
-def tracked(row: RowMapping) -> TrackedInteraction:
+def tracked(row: RowMapping, snapshot: Interaction | None = None) -> TrackedInteraction:
+    """The interaction of a row; `snapshot`: its record already parsed (the row may then
+    leave the stored text out)."""
     decided = None
     if row["decided_by_id"] and row["decided_at"] is not None:
         decided = SlackDecision(
@@ -205,7 +207,9 @@ def tracked(row: RowMapping) -> TrackedInteraction:
         id=row["id"],
         kind=row["kind"],
         state=cast(MessageState, row["state"]),
-        snapshot=Interaction.from_wire(load_record(row["snapshot"])),
+        snapshot=snapshot
+        if snapshot is not None
+        else Interaction.from_wire(load_record(row["snapshot"])),
         channel=row["channel"],
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],
