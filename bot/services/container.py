@@ -20,6 +20,7 @@ from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
 from bot.services.type_ahead import TypeAheadService
+from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
@@ -74,9 +75,9 @@ class Services:
         unless the policy allows guests. `team_url`: its address (auth.test), from which
         links to messages are built without asking Slack."""
         policy = policy or LivePolicy(default_channel)
-        gate = DeciderGate(
-            policy, SlackDirectory(slack.client), home_team, store=store, clock=clock
-        )
+        directory = SlackDirectory(slack.client)
+        gate = DeciderGate(policy, directory, home_team, store=store, clock=clock)
+        visibility = Visibility(gate, directory, home_team, policy=policy)  # lists: who sees what
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         links = MessageLinks(slack, team_url)
         heavy = HeavyWork()  # type-ahead and Home renders take turns; clicks never wait
@@ -108,8 +109,12 @@ class Services:
             snoozes=SnoozeService(store, slack, publisher, clock),
             digests=DigestService(store, slack, publisher, links, policy, clock),
             links=links,
-            commands=CommandService(store, policy, gate, publisher, links, clock),
-            home=HomeService(store, slack, publisher, gate, links, clock),
+            commands=CommandService(
+                store, policy, gate, publisher, links, clock, visibility=visibility
+            ),
+            home=HomeService(
+                store, slack, publisher, gate, links, clock, visibility=visibility, heavy=heavy
+            ),
             type_ahead=TypeAheadService(store, gate, heavy),
             heavy=heavy,
             clock=clock,

@@ -8,7 +8,7 @@ it with a conditional update.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +20,7 @@ from sqlalchemy.sql.dml import ReturningInsert
 from bot.domain import SlackDecision
 from bot.novo.models import ResolveInteractionBody
 from bot.store.base import StoreBase
+from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import DecisionState, QueuedDecision, queued
 from bot.store.schema import decisions
@@ -98,6 +99,18 @@ class DecisionQueries(StoreBase):
             select(decisions).where(decisions.c.interaction_id == interaction_id, _queued)
         )
         return queued(row) if row is not None else None
+
+    async def open_decisions(self, interaction_ids: Collection[str]) -> dict[str, QueuedDecision]:
+        """`open_decision` of each of these interactions that has one, in one query per
+        `ID_CHUNK` of them."""
+        found: dict[str, QueuedDecision] = {}
+        wanted = list(interaction_ids)
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            query = select(decisions).where(decisions.c.interaction_id.in_(chunk), _queued)
+            for row in await self._all(query.order_by(decisions.c.id)):
+                found.setdefault(row["interaction_id"], queued(row))
+        return found
 
     async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
         rows = await self._all(

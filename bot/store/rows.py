@@ -67,6 +67,7 @@ class TrackedInteraction:
     claimed_at: datetime | None = None
     slack_channel: str | None = None
     group_id: str | None = None
+    record_version: int = 0  # of the stored record: one more at every change of it
 
     @property
     def shown_in(self) -> str:
@@ -218,6 +219,7 @@ def tracked(row: RowMapping, snapshot: Interaction | None = None) -> TrackedInte
         claimed_at=row["claimed_at"],
         slack_channel=row["slack_channel"],
         group_id=row["group_id"],
+        record_version=int(row["record_version"]),
     )
 
 
