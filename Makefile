@@ -47,6 +47,7 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.failover
 	$(BIN)/python -m bench.clicks
 	$(BIN)/python -m bench.batch
+	$(BIN)/python -m bench.home
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -88,6 +88,8 @@ HOME_WINDOW = timedelta(hours=24)
 PUBLISHES_PER_TICK = 3
 """At a tick every 2 s, 90 publishes a minute at most: under views.publish's Tier 4
 (100+/min), with room left for the publishes that opens make."""
+CARDS_PER_SLICE = 25
+"""Cards rendered between two checkpoints of a board build (a few ms of CPU)."""
 OPEN_SECONDS = 20.0
 """The longest an open works on its tab; the next refresh publishes it if this ran out."""
 # Answers that say "not now": the same view is tried again at the next refresh. Any other
@@ -129,6 +131,20 @@ class _Board:
 
     def place(self, tracked: TrackedInteraction) -> Place:
         return place_of(tracked, self.routes[tracked.id])
+
+
+async def _shared(build: asyncio.Future[_Board]) -> _Board | None:
+    """The board another open is building; None if that build was cut short (the caller
+    builds it then), while a cancellation of the caller itself goes on up."""
+    try:
+        return await asyncio.shield(build)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return None
+    except Exception:
+        return None
 
 
 def _still(card: _Card | None, tracked: TrackedInteraction) -> bool:
@@ -239,7 +255,9 @@ class HomeService:
         if board is not None and board.version == version:
             return board
         if self._building is not None and self._building[0] == version:
-            return await asyncio.shield(self._building[1])
+            shared = await _shared(self._building[1])
+            if shared is not None:
+                return shared
         future: asyncio.Future[_Board] = asyncio.get_running_loop().create_future()
         self._building = (version, future)
         try:
@@ -266,10 +284,11 @@ class HomeService:
         stale = [t for t in open_ if not _still(kept.get(t.id), t)]
         contexts = await self._publisher.contexts(stale)  # a few queries for all of them
         async with self._heavy.turn():
-            for tracked in open_:
+            for index, tracked in enumerate(open_):
                 card = kept.get(tracked.id)
                 if not _still(card, tracked):
                     card = _card(tracked, contexts[tracked.id])
+                if index % CARDS_PER_SLICE == CARDS_PER_SLICE - 1:
                     await self._heavy.pause()
                 assert card is not None
                 cards[tracked.id] = card  # what ended is forgotten

@@ -91,8 +91,14 @@ class SlackDirectory:
         asking = (id(cache), key)
         under_way = self._asking.get(asking)
         if under_way is not None:
-            value: T = await asyncio.shield(under_way)
-            return value
+            try:
+                value: T = await asyncio.shield(under_way)
+                return value
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the caller itself is cancelled
+                # the lookup it waited on was cut short: ask again below
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._asking[asking] = future
         try:
@@ -105,7 +111,8 @@ class SlackDirectory:
                 future.cancel()
             raise
         finally:
-            del self._asking[asking]
+            if self._asking.get(asking) is future:
+                del self._asking[asking]
         future.set_result(value)
         cache[key] = (time.monotonic(), value)
         return value
