@@ -278,12 +278,15 @@ async def _serving(
 
 
 @asynccontextmanager
-async def running_stage(db: Path) -> AsyncIterator[Stage]:
+async def running_stage(
+    db: Path, bridge_settings: dict[str, str] | None = None
+) -> AsyncIterator[Stage]:
     """Local Slack here; simulator, relay and bridge each in a process of their own.
 
     The local Slack never expires a trigger itself (its own queue would be
     counted against the bridge); the relay's arrival times say which
-    `views.open` calls real Slack would have refused.
+    `views.open` calls real Slack would have refused. `bridge_settings`: more
+    of the bridge's environment (e.g. `NOVO_SLACK_CONFIG`).
     """
     sim_port, relay_port, bridge_port = _free_port(), _free_port(), _free_port()
     env = dict(os.environ)
@@ -305,6 +308,7 @@ async def running_stage(db: Path) -> AsyncIterator[Stage]:
             "NOVO_SLACK_CHANNEL": CHANNEL,
             "NOVO_SLACK_DB": str(db),
             "NOVO_SLACK_PORT": str(bridge_port),
+            **(bridge_settings or {}),
         }
         async with (
             _serving("bot", ["run"], bridge_env, bridge_port) as bridge_url,

@@ -7,7 +7,9 @@ benchmark sends it hundreds at once, "when did Slack answer" measures the
 local Slack, not the bridge. This relay, in its own process between the
 bridge and the local Slack, notes the moment each `views.open` reaches it
 (by its trigger_id, read without parsing the body) and forwards the call
-unchanged. `GET /_arrivals` returns `{trigger_id: epoch seconds}`.
+unchanged. `GET /_arrivals` returns `{trigger_id: epoch seconds}`. So for
+Home tabs: the moments each `views.publish` reached it, by the user it is
+for; `GET /_publishes` returns `{user_id: [epoch seconds, ...]}`.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ import aiohttp
 from aiohttp import web
 
 TRIGGER = re.compile(rb'"trigger_id"\s*:\s*"([^"]+)"|trigger_id=([^&]+)')
+USER = re.compile(rb'"user_id"\s*:\s*"([^"]+)"|user_id=([^&]+)')
 _MAX_BODY = 4 * 1024 * 1024
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 
 
 def relay_app(target: str) -> web.Application:
     arrivals: dict[str, float] = {}
+    publishes: dict[str, list[float]] = {}
     app = web.Application(client_max_size=_MAX_BODY)
 
     async def forward(request: web.Request) -> web.Response:
@@ -35,8 +39,15 @@ def relay_app(target: str) -> web.Application:
             match = TRIGGER.search(body)
             if match:
                 arrivals[(match.group(1) or match.group(2)).decode()] = time.time()
+        if request.match_info["method"] == "views.publish":
+            match = USER.search(body)
+            if match:
+                user = (match.group(1) or match.group(2)).decode()
+                publishes.setdefault(user, []).append(time.time())
         headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host",)}
         url = f"{target}/api/{request.match_info['method']}"
+        if request.query_string:  # slack_sdk sends some methods' arguments as query params
+            url += f"?{request.query_string}"
         session = app[SESSION]
         async with session.request(request.method, url, data=body, headers=headers) as answer:
             content = await answer.read()
@@ -48,6 +59,9 @@ def relay_app(target: str) -> web.Application:
     async def list_arrivals(_: web.Request) -> web.Response:
         return web.json_response(arrivals)
 
+    async def list_publishes(_: web.Request) -> web.Response:
+        return web.json_response(publishes)
+
     async def session_context(app: web.Application) -> AsyncIterator[None]:
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector) as session:
@@ -57,6 +71,7 @@ def relay_app(target: str) -> web.Application:
     app.cleanup_ctx.append(session_context)
     app.router.add_route("*", "/api/{method}", forward)
     app.router.add_get("/_arrivals", list_arrivals)
+    app.router.add_get("/_publishes", list_publishes)
     return app
 
 

@@ -23,6 +23,9 @@ _HISTORY = {
     "mpim": "mpim:history",
 }
 
+# Listing a conversation's members needs the read scope of its kind.
+_READ = {"channel": "channels:read", "group": "groups:read", "im": "im:read", "mpim": "mpim:read"}
+
 ChannelKind = Callable[[object], str | None]
 
 
@@ -37,6 +40,9 @@ def needed_scope(method: str, args: Mapping[str, Any], kind_of: ChannelKind) -> 
     if method == "conversations.replies":
         kind = kind_of(args.get("channel"))
         return _HISTORY[kind] if kind is not None else None
+    if method == "conversations.members":
+        kind = kind_of(args.get("channel"))
+        return _READ[kind] if kind is not None else None
     if method == "conversations.open":
         if args.get("channel"):
             return "mpim:write" if kind_of(args.get("channel")) == "mpim" else "im:write"

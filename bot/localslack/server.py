@@ -168,6 +168,10 @@ class LocalSlack:
     def add_channel(self, channel_id: str, name: str) -> None:
         self._workspace.channels[channel_id] = name
 
+    def set_channel_members(self, channel: str, users: list[str]) -> None:
+        """Who is in `channel` (conversations.members); unset, every user of the workspace."""
+        self._workspace.members.set(channel, users)
+
     def set_scopes(self, *scopes: str) -> None:
         """What auth.test reports the bot token was granted (its `x-oauth-scopes` header)."""
         self.scopes = tuple(scopes)

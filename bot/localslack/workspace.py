@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from bot.localslack.members import ChannelMembers
 from bot.localslack.modals import ViewStore
 from bot.localslack.paging import cursor, cursor_ts, in_range, int_arg, ts_arg
 from bot.localslack.people import People, dm_id
@@ -74,6 +75,14 @@ class Workspace:
         self.ephemerals: list[StoredEphemeral] = []
         self.views = ViewStore(identity, clock, trigger_ttl)
         self.people = People(identity, self.users, self.channels)
+        self.members = ChannelMembers(
+            identity,
+            self.users,
+            self.resolve_channel,
+            self.people.dm_owner,
+            self.people.mpims,
+            self.not_member_of,
+        )
         self._response_urls: dict[str, _ResponseUrl] = {}
         self._last_ts_us = 0
         self._block_ids = itertools.count(1)
@@ -86,6 +95,7 @@ class Workspace:
             "chat.getPermalink": self._permalink,
             "conversations.history": self._history,
             "conversations.info": self._conversation_info,
+            "conversations.members": self.members.list,
             "conversations.open": self.people.open_conversation,
             "conversations.replies": self._replies,
             "usergroups.users.list": self.people.usergroup_users,

@@ -15,7 +15,10 @@ answer can be asked for again at no risk.
   it is shown it: the card holds the agent's input, and the command can be
   typed anywhere, by anyone in the workspace.
 * `stats [24h|7d|30d]`: `reports.stats_by_rule` over what ended in the
-  period, each interaction under the rule the policy in force gives it.
+  period that the caller may see (`Visibility`: what they may decide, what is
+  addressed to them, what went to a channel they can read), each interaction
+  under the rule the policy in force gives it. Nothing of a rule they may not
+  see is counted, not even in the overall figures.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.pending import PendingFinder
 from bot.services.reports import stats_by_rule
+from bot.services.visibility import Visibility
 from bot.slack.command_text import Help, Pending, Show, Stats, Unknown, parse
 from bot.slack.gateway import is_user_id
 from bot.slack.links import MessageLinks
@@ -65,10 +69,13 @@ class CommandService:
         publisher: MessagePublisher,
         links: MessageLinks,
         clock: Clock,
+        *,
+        visibility: Visibility | None = None,
     ) -> None:
         self._store = store
         self._policy = policy
         self._gate = gate
+        self._visibility = visibility or Visibility(gate, None, None)
         self._publisher = publisher
         self._links = links
         self._clock = clock
@@ -82,7 +89,7 @@ class CommandService:
         if isinstance(command, Show):
             return await self._show(actor, command.interaction_id)
         if isinstance(command, Stats):
-            return await self._stats(command)
+            return await self._stats(command, actor)
         if isinstance(command, Unknown):
             return help_message(command.what)
         assert isinstance(command, Help)
@@ -138,8 +145,11 @@ class CommandService:
 
     # ------------------------------------------------------------------ stats
 
-    async def _stats(self, command: Stats) -> CommandMessage:
-        ended = await self._store.ended_since(self._clock() - command.length)
+    async def _stats(self, command: Stats, actor: SlackActor) -> CommandMessage:
+        viewer = await self._visibility.viewer(actor)
+        ended = await self._visibility.visible(
+            viewer, await self._store.ended_since(self._clock() - command.length)
+        )
         by_rule = stats_by_rule(ended, lambda interaction: self._policy.route(interaction).rule)
         overall = stats_by_rule(ended, lambda _: "").get("")
         return stats_message(list(by_rule.values()), overall, command.words)

@@ -14,10 +14,13 @@ from bot.services.decisions import DecisionService
 from bot.services.digest import DigestService
 from bot.services.forms import FormService
 from bot.services.groups import GroupService
+from bot.services.heavy import HeavyWork
 from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
+from bot.services.type_ahead import TypeAheadService
+from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
@@ -48,6 +51,8 @@ class Services:
     links: MessageLinks
     commands: CommandService
     home: HomeService
+    type_ahead: TypeAheadService
+    heavy: HeavyWork
     clock: Clock
 
     @classmethod
@@ -71,11 +76,12 @@ class Services:
         links to messages are built without asking Slack."""
         policy = policy or LivePolicy(default_channel)
         store.show_with(policy.shown)  # every record read to be shown has its secrets masked
-        gate = DeciderGate(
-            policy, SlackDirectory(slack.client), home_team, store=store, clock=clock
-        )
+        directory = SlackDirectory(slack.client)
+        gate = DeciderGate(policy, directory, home_team, store=store, clock=clock)
+        visibility = Visibility(gate, directory, home_team, policy=policy)  # lists: who sees what
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         links = MessageLinks(slack, team_url)
+        heavy = HeavyWork()  # type-ahead and Home renders take turns; clicks never wait
         publisher = MessagePublisher(store, slack, clock, lanes, policy)
         decisions = DecisionService(
             store,
@@ -104,7 +110,13 @@ class Services:
             snoozes=SnoozeService(store, slack, publisher, clock),
             digests=DigestService(store, slack, publisher, links, policy, clock),
             links=links,
-            commands=CommandService(store, policy, gate, publisher, links, clock),
-            home=HomeService(store, slack, publisher, gate, links, clock),
+            commands=CommandService(
+                store, policy, gate, publisher, links, clock, visibility=visibility
+            ),
+            home=HomeService(
+                store, slack, publisher, gate, links, clock, visibility=visibility, heavy=heavy
+            ),
+            type_ahead=TypeAheadService(store, gate, heavy),
+            heavy=heavy,
             clock=clock,
         )

@@ -14,10 +14,29 @@ and the rest follow at the next tick. It runs on the poller lease holder
 only, so replicas never spend the allowance twice on the same change; an
 open is served by whichever replica Slack sent it to.
 
-What every tab shares (the open interactions, each one's buttons as its
-message renders them, the queue) is worked out once per refresh. A
-message's render is kept while the message's own hash (the publisher's
-`rendered_hash`) stays the same: that is a cache of renders, not state.
+Each person sees only what they may see (`Visibility`): *Waiting on you*
+lists what they may decide, *Your team's queue* what they may decide or can
+read in its channel — never a DM-only rule's interactions unless it DMs
+them; a guest or someone of another workspace sees only what is addressed to
+them or they may decide.
+
+Forty people opening Home at once with hundreds open must not mean forty
+times the work, so what tabs share is worked out once:
+
+* the *board* — the open interactions, each one's route and card (its
+  buttons as its message renders them, whether it still takes a decision,
+  who voted) — once per version of what is open: the store's light read of
+  the open interactions (records parsed once, `store.parsed`) says whether
+  the board in hand is still true; concurrent opens of one version share
+  one build. A card is kept while its message's hash stays the same.
+* the *sections* a person's rights allow (the candidates waiting on them,
+  the team queue) — once per (board, rights): people with the same rights
+  share them.
+
+What is left per person is cheap: their own votes, links, what they
+decided lately, and the render. The board build and each render are heavy
+work (`HeavyWork`): they take turns and give way to clicks, and an open
+that takes longer than `OPEN_SECONDS` is left to the next refresh.
 
 The buttons are the message's own (see `render.home`): a click in the tab
 reaches the same listeners and service calls as one in the channel.
@@ -25,8 +44,9 @@ reaches the same listeners and service calls as one in the channel.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -35,9 +55,13 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.domain import SlackActor
+from bot.policy.routes import Route
 from bot.services.deciders import DeciderGate
+from bot.services.heavy import HeavyWork
+from bot.services.visibility import Place, Places, Rights, Viewer, Visibility, place_of
 from bot.slack.gateway import SlackGateway, is_user_id
 from bot.slack.links import MessageLinks
+from bot.slack.render.context import MessageContext
 from bot.slack.render.home import (
     DECIDED_SHOWN,
     WAITING_SHOWN,
@@ -64,6 +88,10 @@ HOME_WINDOW = timedelta(hours=24)
 PUBLISHES_PER_TICK = 3
 """At a tick every 2 s, 90 publishes a minute at most: under views.publish's Tier 4
 (100+/min), with room left for the publishes that opens make."""
+CARDS_PER_SLICE = 25
+"""Cards rendered between two checkpoints of a board build (a few ms of CPU)."""
+OPEN_SECONDS = 20.0
+"""The longest an open works on its tab; the next refresh publishes it if this ran out."""
 # Answers that say "not now": the same view is tried again at the next refresh. Any other
 # refusal would come back for the same view, so it is recorded as published and waits
 # for a change (or the next open).
@@ -83,12 +111,78 @@ class _Card:
 
 
 @dataclass(frozen=True)
-class _Board:
-    """What every tab of one refresh shares."""
+class _Sections:
+    """What the tabs of everyone with the same rights share."""
 
-    open: list[TrackedInteraction]
-    cards: dict[str, _Card]
+    waiting: list[TrackedInteraction]  # they may decide it and it takes a decision, soonest first
     queue: list[QueueEntry]
+
+
+@dataclass
+class _Board:
+    """What every tab of one version of what is open shares."""
+
+    version: list[tuple[Any, ...]]  # compared whole: equal lists, equal boards
+    open: list[TrackedInteraction]
+    routes: dict[str, Route]
+    places: Places
+    cards: dict[str, _Card]
+    sections: dict[Rights, _Sections] = field(default_factory=dict)
+
+    def place(self, tracked: TrackedInteraction) -> Place:
+        return place_of(tracked, self.routes[tracked.id])
+
+
+async def _shared(build: asyncio.Future[_Board]) -> _Board | None:
+    """The board another open is building; None if that build was cut short (the caller
+    builds it then), while a cancellation of the caller itself goes on up."""
+    try:
+        return await asyncio.shield(build)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return None
+    except Exception:
+        return None
+
+
+def _still(card: _Card | None, tracked: TrackedInteraction) -> bool:
+    """Whether a card still shows what the interaction's message shows (same hash)."""
+    return (
+        card is not None
+        and card.rendered_hash is not None
+        and (card.rendered_hash == tracked.rendered_hash)
+    )
+
+
+def _card(tracked: TrackedInteraction, ctx: MessageContext) -> _Card:
+    message = render_message(tracked.snapshot, ctx)
+    voters = frozenset(a.user_id for a in ctx.quorum.approvers) if ctx.quorum else frozenset()
+    return _Card(
+        rendered_hash=tracked.rendered_hash,
+        actions=message_actions(tracked.id, message),
+        decidable=accepts_decisions(tracked.snapshot, ctx),
+        voters=voters,
+    )
+
+
+def _version(open_: list[TrackedInteraction], routes: list[Route]) -> list[tuple[Any, ...]]:
+    """What a board is built from: each open interaction's stored state and its route."""
+    return [
+        (
+            t.id,
+            t.record_version,
+            t.rendered_hash,
+            t.channel,
+            t.slack_channel,
+            t.ts,
+            t.group_id,
+            t.decided_in_slack,
+            route,
+        )
+        for t, route in zip(open_, routes, strict=True)
+    ]
 
 
 class HomeService:
@@ -101,24 +195,37 @@ class HomeService:
         links: MessageLinks,
         clock: Clock,
         *,
+        visibility: Visibility | None = None,
+        heavy: HeavyWork | None = None,
         publishes_per_tick: int = PUBLISHES_PER_TICK,
     ) -> None:
         self._store = store
         self._slack = slack
         self._publisher = publisher
         self._gate = gate
+        self._visibility = visibility or Visibility(gate, None, None)
+        self._heavy = heavy or HeavyWork()
         self._links = links
         self._clock = clock
         self._per_tick = publishes_per_tick
-        self._cards: dict[str, _Card] = {}
+        self._board_in_hand: _Board | None = None
+        self._building: tuple[list[tuple[Any, ...]], asyncio.Future[_Board]] | None = None
         self._publishing = KeyedLocks()  # one publish per person at a time in this process
 
     async def opened(self, user_id: str) -> None:
         """They opened the tab: remember it, and publish what it should show now."""
         await self._store.record_home_opened(user_id, self._clock())
-        board = await self._board()
-        decided = await self._store.decided_by(user_id, DECIDED_SHOWN)
-        await self._publish(user_id, board, decided, known=None)
+        try:
+            async with asyncio.timeout(OPEN_SECONDS):
+                board = await self._board()
+                decided = await self._store.decided_by(user_id, DECIDED_SHOWN)
+                await self._publish(user_id, board, decided, known=None)
+        except TimeoutError:
+            log.warning(
+                "the Home tab of %s took over %.0fs; the next refresh publishes it",
+                user_id,
+                OPEN_SECONDS,
+            )
 
     async def refresh_recent(self) -> int:
         """Publish every recent viewer's tab that changed, a few per call; how many went."""
@@ -136,41 +243,80 @@ class HomeService:
                 sent += 1
         return sent
 
-    # ------------------------------------------------------------------ rendering
+    # ------------------------------------------------------------------ the board
 
     async def _board(self) -> _Board:
+        """The board for what is open now: the one in hand if still true, else built once
+        for everyone asking for this version."""
         open_ = await self._store.open_interactions()
+        routes = [self._visibility.route(t) for t in open_]
+        version = _version(open_, routes)
+        board = self._board_in_hand
+        if board is not None and board.version == version:
+            return board
+        if self._building is not None and self._building[0] == version:
+            shared = await _shared(self._building[1])
+            if shared is not None:
+                return shared
+        future: asyncio.Future[_Board] = asyncio.get_running_loop().create_future()
+        self._building = (version, future)
+        try:
+            board = await self._build(version, open_, routes)
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                future.set_exception(exc)
+                future.exception()  # retrieved: nobody else may be waiting
+            else:
+                future.cancel()
+            raise
+        finally:
+            if self._building is not None and self._building[1] is future:
+                self._building = None
+        future.set_result(board)
+        self._board_in_hand = board
+        return board
+
+    async def _build(
+        self, version: list[tuple[Any, ...]], open_: list[TrackedInteraction], routes: list[Route]
+    ) -> _Board:
+        kept = self._board_in_hand.cards if self._board_in_hand is not None else {}
         cards: dict[str, _Card] = {}
-        for tracked in open_:
-            card = self._cards.get(tracked.id)
-            if (
-                card is None
-                or card.rendered_hash is None
-                or card.rendered_hash != tracked.rendered_hash
-            ):
-                card = await self._card(tracked)
-            cards[tracked.id] = card
-        self._cards = cards  # what ended is forgotten
-        return _Board(open_, cards, self._queue(open_))
+        stale = [t for t in open_ if not _still(kept.get(t.id), t)]
+        contexts = await self._publisher.contexts(stale)  # a few queries for all of them
+        async with self._heavy.turn():
+            for index, tracked in enumerate(open_):
+                card = kept.get(tracked.id)
+                if not _still(card, tracked):
+                    card = _card(tracked, contexts[tracked.id])
+                if index % CARDS_PER_SLICE == CARDS_PER_SLICE - 1:
+                    await self._heavy.pause()
+                assert card is not None
+                cards[tracked.id] = card  # what ended is forgotten
+        by_id = {t.id: route for t, route in zip(open_, routes, strict=True)}
+        places: Places = {}
+        for tracked, route in zip(open_, routes, strict=True):
+            places.setdefault(place_of(tracked, route), (tracked, route))
+        return _Board(version, open_, by_id, places, cards)
 
-    async def _card(self, tracked: TrackedInteraction) -> _Card:
-        ctx = await self._publisher.context(tracked)
-        message = render_message(tracked.snapshot, ctx)
-        voters = frozenset(a.user_id for a in ctx.quorum.approvers) if ctx.quorum else frozenset()
-        return _Card(
-            rendered_hash=tracked.rendered_hash,
-            actions=message_actions(tracked.id, message),
-            decidable=accepts_decisions(tracked.snapshot, ctx),
-            voters=voters,
+    def _sections(self, board: _Board, rights: Rights) -> _Sections:
+        """What everyone with these rights is shown of the board (worked out once)."""
+        found = board.sections.get(rights)
+        if found is not None:
+            return found
+        waiting = sorted(
+            (
+                t
+                for t in board.open
+                if board.place(t) in rights.decides and board.cards[t.id].decidable
+            ),
+            key=lambda t: expiry_order(t.snapshot),
         )
-
-    def _queue(self, open_: list[TrackedInteraction]) -> list[QueueEntry]:
-        """Open interactions per (destination, rule), the soonest to expire named."""
-        grouped: dict[tuple[str, str], list[TrackedInteraction]] = {}
-        for tracked in open_:
-            rule = self._gate.route(tracked.snapshot).rule
-            grouped.setdefault((tracked.channel, rule), []).append(tracked)
-        return [
+        grouped: dict[Place, list[TrackedInteraction]] = {}
+        for tracked in board.open:
+            place = board.place(tracked)
+            if place in rights.sees:
+                grouped.setdefault(place, []).append(tracked)
+        queue = [
             QueueEntry(
                 where=where,
                 rule=rule,
@@ -179,35 +325,37 @@ class HomeService:
             )
             for (where, rule), members in grouped.items()
         ]
+        found = board.sections[rights] = _Sections(waiting, queue)
+        return found
+
+    # ------------------------------------------------------------------ one person's tab
 
     async def _facts(
-        self, user_id: str, board: _Board, decided: list[TrackedInteraction]
+        self, viewer: Viewer, board: _Board, decided: list[TrackedInteraction]
     ) -> HomeFacts:
-        actor = SlackActor(user_id, user_id)
-        mine: list[TrackedInteraction] = []
-        for tracked in board.open:
-            card = board.cards[tracked.id]
-            if not card.decidable or user_id in card.voters:
-                continue
-            if await self._gate.may_decide(tracked.snapshot, actor):  # quietly: it's a list
-                mine.append(tracked)
-        mine.sort(key=lambda t: expiry_order(t.snapshot))
+        user_id = viewer.user_id
+        rights = await self._visibility.rights(viewer, board.places)
+        sections = self._sections(board, rights)
+        mine = [t for t in sections.waiting if user_id not in board.cards[t.id].voters]
+        links = await asyncio.gather(*(self._link(t, user_id) for t in mine[:WAITING_SHOWN]))
         waiting = [
             WaitingItem(
                 interaction=t.snapshot,
                 where=t.channel,
                 actions=board.cards[t.id].actions,
                 # only the cards shown get a link
-                link=await self._link(t, user_id) if index < WAITING_SHOWN else None,
+                link=links[index] if index < WAITING_SHOWN else None,
             )
             for index, t in enumerate(mine)
         ]
+        ended = [t for t in decided if t.decided_in_slack is not None]
+        decided_links = await asyncio.gather(*(self._link(t, user_id) for t in ended))
         done = [
-            DecidedItem(t.snapshot, t.decided_in_slack, t.channel, await self._link(t, user_id))
-            for t in decided
+            DecidedItem(t.snapshot, t.decided_in_slack, t.channel, link)
+            for t, link in zip(ended, decided_links, strict=True)
             if t.decided_in_slack is not None
         ]
-        return HomeFacts(now=self._clock(), waiting=waiting, queue=board.queue, decided=done)
+        return HomeFacts(now=self._clock(), waiting=waiting, queue=sections.queue, decided=done)
 
     async def _link(self, tracked: TrackedInteraction, user_id: str) -> str | None:
         """Where this person can read the message: their own copy when it went to several
@@ -238,8 +386,11 @@ class HomeService:
         """Render their tab and publish it unless it shows what `known` (a hash) says it
         already does; True when a publish was made or tried."""
         async with self._publishing.hold(user_id):
-            view = render_home(await self._facts(user_id, board, decided))
-            digest = view_fingerprint(view)
+            viewer = await self._visibility.viewer(SlackActor(user_id, user_id))
+            facts = await self._facts(viewer, board, decided)
+            async with self._heavy.turn():
+                view = render_home(facts)
+                digest = view_fingerprint(view)
             if known is not None and digest == known:
                 return False
             try:

@@ -39,7 +39,6 @@ from bot.slack.render.question_modal import (
     ModalRef,
     question_modal_page_count,
     render_question_modal,
-    search_external_options,
 )
 from bot.store import Store
 
@@ -239,15 +238,6 @@ class QuestionService:
         body = ResolveInteractionBody(cancel=True)
         decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_DISMISSED)
         return await self._decisions.decide(interaction_id, body, decision, acknowledge)
-
-    async def external_options(
-        self, private_metadata: str, action_id: str, block_id: str, query: str
-    ) -> list[dict[str, Any]]:
-        ref = ModalRef.decode(private_metadata)
-        tracked = await self._store.get(ref.interaction_id) if ref else None
-        if tracked is None:
-            return []
-        return search_external_options(tracked.snapshot, action_id, block_id, query)
 
     async def _parse_button(
         self, value: str, parse: Callable[[Interaction, str], InputResponse | None]

@@ -20,6 +20,7 @@ from bot.slack.inflight import InFlight
 from bot.slack.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
 from bot.slack.origin import origin_check
 from bot.slack.presenter import failure_text, requester
+from bot.slack.priority import ClicksFirstApp
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,10 @@ def build_bolt_app(
     identity: SlackIdentity,
     in_flight: InFlight,
 ) -> AsyncApp:
-    """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`."""
-    app = AsyncApp(
+    """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`,
+    clicks served before heavy requests (`priority`)."""
+    app = ClicksFirstApp(
+        services.heavy,
         client=client,
         signing_secret=signing_secret,
         process_before_response=False,

@@ -4,7 +4,14 @@ Every click is checked against the policy before anything is recorded, so
 these answers sit in front of Slack's 3-second ack. They are cached for
 `TTL_SECONDS` (a change in Slack applies within five minutes) and each
 lookup is bounded in time; a lookup that fails raises `DirectoryUnavailable`
-and the click is refused rather than let through unchecked.
+and the click is refused rather than let through unchecked. Callers asking
+the same thing at once share one lookup (forty people opening Home at once
+make one call per group, not forty).
+
+Who is in a channel (conversations.members) answers who can read what a
+channel shows, for lists (Home's team queue, `/novo`): paged, at most
+`CHANNEL_PAGES` pages of `CHANNEL_PAGE` within `CHANNEL_LOOKUP_SECONDS`; the
+members of a larger channel beyond that are not known to be in it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,9 @@ T = TypeVar("T")
 
 TTL_SECONDS = 300.0
 LOOKUP_SECONDS = 1.5
+CHANNEL_PAGE = 1000  # conversations.members' largest page
+CHANNEL_PAGES = 20
+CHANNEL_LOOKUP_SECONDS = 5.0
 
 
 class DirectoryUnavailable(Exception):
@@ -48,6 +58,7 @@ class SlackDirectory:
         self._ttl = ttl
         self._people: dict[str, tuple[float, Person]] = {}
         self._groups: dict[str, tuple[float, frozenset[str]]] = {}
+        self._channels: dict[str, tuple[float, frozenset[str]]] = {}
         # look-ups under way, shared: Approve all of 200 asks about one person 200 times
         self._asking: dict[tuple[int, str, bool], asyncio.Future[Any]] = {}
 
@@ -67,12 +78,22 @@ class SlackDirectory:
             self._groups, group_id, lambda: self._list_members(group_id), fresh=fresh
         )
 
+    async def channel_members(self, channel: str) -> frozenset[str]:
+        """Who is in a channel (conversations.members, cached; see the module's note)."""
+        return await self._cached(
+            self._channels,
+            channel,
+            lambda: self._list_channel(channel),
+            seconds=CHANNEL_LOOKUP_SECONDS,
+        )
+
     async def _cached(
         self,
         cache: dict[str, tuple[float, T]],
         key: str,
         fetch: Callable[[], Awaitable[T]],
         *,
+        seconds: float = LOOKUP_SECONDS,
         fresh: bool = False,
     ) -> T:
         hit = cache.get(key)
@@ -80,19 +101,38 @@ class SlackDirectory:
         if hit is not None and now - hit[0] < self._ttl and not fresh:
             return hit[1]
         asking = (id(cache), key, fresh)
-        pending = self._asking.get(asking)
-        if pending is None:
-            pending = asyncio.ensure_future(self._bounded(key, fetch))
-            self._asking[asking] = pending
-            pending.add_done_callback(lambda _: self._asking.pop(asking, None))
-        value: T = await asyncio.shield(pending)
+        under_way = self._asking.get(asking)
+        if under_way is not None:
+            try:
+                value: T = await asyncio.shield(under_way)
+                return value
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the caller itself is cancelled
+                # the lookup it waited on was cut short: ask again below
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._asking[asking] = future
+        try:
+            value = await self._bounded(key, fetch, seconds)
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                future.set_exception(exc)
+                future.exception()  # retrieved: nobody else may be waiting
+            else:
+                future.cancel()
+            raise
+        finally:
+            if self._asking.get(asking) is future:
+                del self._asking[asking]
+        future.set_result(value)
         cache[key] = (time.monotonic(), value)
         return value
 
     @staticmethod
-    async def _bounded(key: str, fetch: Callable[[], Awaitable[T]]) -> T:
+    async def _bounded(key: str, fetch: Callable[[], Awaitable[T]], seconds: float) -> T:
         try:
-            async with asyncio.timeout(LOOKUP_SECONDS):
+            async with asyncio.timeout(seconds):
                 return await fetch()
         except SlackApiError as exc:
             error = describe(exc)
@@ -115,3 +155,22 @@ class SlackDirectory:
     async def _list_members(self, group_id: str) -> frozenset[str]:
         response = await self._client.usergroups_users_list(usergroup=group_id)
         return frozenset(str(u) for u in response.get("users") or [])
+
+    async def _list_channel(self, channel: str) -> frozenset[str]:
+        members: set[str] = set()
+        cursor: str | None = None
+        for _ in range(CHANNEL_PAGES):
+            response = await self._client.conversations_members(
+                channel=channel, limit=CHANNEL_PAGE, cursor=cursor
+            )
+            members.update(str(u) for u in response.get("members") or [])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if cursor is None:
+                return frozenset(members)
+        log.warning(
+            "%s has more than %d members: only the first %d are known to be in it",
+            channel,
+            CHANNEL_PAGE * CHANNEL_PAGES,
+            len(members),
+        )
+        return frozenset(members)

@@ -22,6 +22,7 @@ from sqlalchemy.sql import Executable
 from bot.store.errors import TooLate
 from bot.store.locks import KeyedLocks
 from bot.store.opening import Opened
+from bot.store.parsed import ParsedRecords
 from bot.store.rows import Show
 
 Insert = postgresql.Insert | sqlite.Insert
@@ -50,6 +51,7 @@ class StoreBase:
         the store gets a record with its secrets in, unless it asks for `raw`.
         """
         self._show = show
+        self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
 
     @property
     def engine_name(self) -> str:

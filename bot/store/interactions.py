@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, case, or_, select, update
+from sqlalchemy import RowMapping, and_, case, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
@@ -34,6 +34,10 @@ _PRIMARY_COLUMNS = (
 
 
 TRACKED = select(interactions, *_PRIMARY_COLUMNS).join(messages, _primary)
+STAMPED = select(
+    *(column for column in interactions.c if column.name != "snapshot"), *_PRIMARY_COLUMNS
+).join(messages, _primary)
+"""TRACKED without the stored record: what a read takes when the parsed record is kept."""
 ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 
 
@@ -129,7 +133,12 @@ class InteractionQueries(StoreBase):
                 moved = await connection.execute(
                     update(interactions)
                     .where(row.id == interaction.id, row.status != interaction.status)
-                    .values(snapshot=snapshot, status=interaction.status, updated_at=now)
+                    .values(
+                        snapshot=snapshot,
+                        status=interaction.status,
+                        updated_at=now,
+                        record_version=row.record_version + 1,
+                    )
                 )
                 if moved.rowcount:
                     await connection.execute(
@@ -141,7 +150,7 @@ class InteractionQueries(StoreBase):
             await connection.execute(
                 update(interactions)
                 .where(row.id == interaction.id, row.status == interaction.status)
-                .values(snapshot=snapshot, updated_at=now)
+                .values(snapshot=snapshot, updated_at=now, record_version=row.record_version + 1)
             )
 
         await self._transaction(keep)
@@ -187,8 +196,29 @@ class InteractionQueries(StoreBase):
         )
 
     async def get(self, interaction_id: str) -> TrackedInteraction | None:
-        row = await self._first(TRACKED.where(interactions.c.id == interaction_id))
-        return tracked(row, self._show) if row is not None else None
+        """The interaction and its primary message; the record is parsed again only when
+        it changed since this process last parsed it (`ParsedRecords`)."""
+        wanted = interactions.c.id == interaction_id
+        row = await self._first(STAMPED.where(wanted))
+        if row is None:
+            return None
+        kept = self._kept(row)
+        if kept is not None:
+            return kept
+        row = await self._first(TRACKED.where(wanted))
+        return self._parse(row) if row is not None else None
+
+    def _kept(self, row: RowMapping) -> TrackedInteraction | None:
+        """The interaction of a STAMPED row, if its record is kept parsed as it is stored."""
+        snapshot = self._parsed.get(row["id"], row["record_version"])
+        return tracked(row, self._show, snapshot) if snapshot is not None else None
+
+    def _parse(self, row: RowMapping) -> TrackedInteraction:
+        """The interaction of a TRACKED row, its parsed record kept for the next read."""
+        found = tracked(row, self._show)
+        raw = found.raw or found.snapshot
+        self._parsed.put(row["id"], row["record_version"], raw, len(row["snapshot"]))
+        return found
 
     async def get_many(self, interaction_ids: Collection[str]) -> dict[str, TrackedInteraction]:
         """`get` for many ids in one query; those not tracked are absent."""
@@ -207,13 +237,24 @@ class InteractionQueries(StoreBase):
         return [tracked(r, self._show) for r in rows]
 
     async def open_interactions(self) -> list[TrackedInteraction]:
-        query = TRACKED.where(
+        """Pending, not gone, and posted; oldest first. Records parsed before and unchanged
+        since are reused, so only what changed is read in full and parsed."""
+        where = (
             interactions.c.status == "pending",
             interactions.c.gone.is_(False),
             messages.c.state == "posted",
         )
-        rows = await self._all(query.order_by(interactions.c.created_at, interactions.c.id))
-        return [tracked(r, self._show) for r in rows]
+        order = (interactions.c.created_at, interactions.c.id)
+        found: dict[str, TrackedInteraction | None] = {}
+        for row in await self._all(STAMPED.where(*where).order_by(*order)):
+            found[row["id"]] = self._kept(row)
+        missing = [key for key, value in found.items() if value is None]
+        for start in range(0, len(missing), ID_CHUNK):
+            chunk = missing[start : start + ID_CHUNK]
+            for row in await self._all(TRACKED.where(*where, interactions.c.id.in_(chunk))):
+                found[row["id"]] = self._parse(row)
+        # one that stopped being open between the two reads is left out
+        return [value for value in found.values() if value is not None]
 
     async def out_of_step(self) -> list[TrackedInteraction]:
         """Finished interactions whose message may not show it yet (an update failed)."""

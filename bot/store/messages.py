@@ -8,11 +8,13 @@ of what a message shows, for writers that compare-and-set.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, delete, select, update
 
 from bot.store.base import StoreBase
+from bot.store.interactions import ID_CHUNK
 from bot.store.rows import TrackedMessage, message
 from bot.store.schema import messages
 
@@ -34,6 +36,23 @@ class MessageQueries(StoreBase):
             .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
         )
         return [message(r) for r in rows]
+
+    async def messages_of(
+        self, interaction_ids: Collection[str]
+    ) -> dict[str, list[TrackedMessage]]:
+        """`messages` of each of these interactions, in one query per `ID_CHUNK` of them
+        (a list of hundreds would otherwise ask once for each)."""
+        found: dict[str, list[TrackedMessage]] = {i: [] for i in interaction_ids}
+        wanted = list(found)
+        for start in range(0, len(wanted), ID_CHUNK):
+            rows = await self._all(
+                select(messages)
+                .where(messages.c.interaction_id.in_(wanted[start : start + ID_CHUNK]))
+                .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+            )
+            for row in rows:
+                found[row["interaction_id"]].append(message(row))
+        return found
 
     async def get_message(
         self, interaction_id: str, purpose: str, channel: str

@@ -16,7 +16,7 @@ as it reads when claimed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +28,7 @@ from sqlalchemy.sql.dml import ReturningInsert
 from bot.domain import Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
 from bot.store.base import StoreBase
+from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queued
 from bot.store.schema import decisions
@@ -130,15 +131,17 @@ class DecisionQueries(StoreBase):
         )
         return queued(row) if row is not None else None
 
-    async def open_decisions(self, interaction_ids: Sequence[str]) -> dict[str, QueuedDecision]:
-        """The open decision of each of these that has one, in one query (a step group's
-        message shows every member: one read per member would make it quadratic)."""
-        if not interaction_ids:
-            return {}
-        rows = await self._all(
-            select(decisions).where(decisions.c.interaction_id.in_(list(interaction_ids)), _queued)
-        )
-        return {str(r["interaction_id"]): queued(r) for r in rows}
+    async def open_decisions(self, interaction_ids: Collection[str]) -> dict[str, QueuedDecision]:
+        """`open_decision` of each of these interactions that has one, in one query per
+        `ID_CHUNK` of them."""
+        found: dict[str, QueuedDecision] = {}
+        wanted = list(interaction_ids)
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            query = select(decisions).where(decisions.c.interaction_id.in_(chunk), _queued)
+            for row in await self._all(query.order_by(decisions.c.id)):
+                found.setdefault(row["interaction_id"], queued(row))
+        return found
 
     async def due_decisions(self, now: datetime) -> list[QueuedDecision]:
         rows = await self._all(select(decisions).where(_queued, _due(now)).order_by(decisions.c.id))

@@ -76,6 +76,7 @@ class TrackedInteraction:
     slack_channel: str | None = None
     group_id: str | None = None
     raw: Interaction | None = None
+    record_version: int = 0  # of the stored record: one more at every change of it
 
     @property
     def shown_in(self) -> str:
@@ -244,7 +245,11 @@ def taken_step(row: RowMapping) -> TakenStep:
     )
 
 
-def tracked(row: RowMapping, show: Show | None = None) -> TrackedInteraction:
+def tracked(
+    row: RowMapping, show: Show | None = None, parsed: Interaction | None = None
+) -> TrackedInteraction:
+    """The interaction of a row, shown as `show` makes it (the policy's redaction);
+    `parsed`: its record already parsed (the row may then leave the stored text out)."""
     decided = None
     if row["decided_by_id"] and row["decided_at"] is not None:
         decided = SlackDecision(
@@ -253,7 +258,7 @@ def tracked(row: RowMapping, show: Show | None = None) -> TrackedInteraction:
             verb=row["decided_verb"] or "Decided",
             note=row["decided_note"],
         )
-    raw = Interaction.from_wire(load_record(row["snapshot"]))
+    raw = parsed if parsed is not None else Interaction.from_wire(load_record(row["snapshot"]))
     return TrackedInteraction(
         id=row["id"],
         kind=row["kind"],
@@ -268,6 +273,7 @@ def tracked(row: RowMapping, show: Show | None = None) -> TrackedInteraction:
         claimed_at=row["claimed_at"],
         slack_channel=row["slack_channel"],
         group_id=row["group_id"],
+        record_version=int(row["record_version"]),
     )
 
 

@@ -73,6 +73,8 @@ interactions = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("group_id", Text),
+    # one more at every write of `snapshot`: readers keep a parsed record while it holds
+    Column("record_version", Integer, nullable=False, server_default=text("0")),
     Index("interactions_open", "status", "gone"),
     Index("interactions_group", "group_id"),
     Index("interactions_decided_by", "decided_by_id", "decided_at"),

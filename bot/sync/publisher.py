@@ -21,7 +21,7 @@ bot's DM with them (its `D…` id), which is what Slack wants named afterwards.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import TypeVar
@@ -39,7 +39,7 @@ from bot.slack.render.context import MessageContext, Nudge, QuorumState, Rendere
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.slack.render.quorum import people_text
-from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
+from bot.store import QueuedDecision, Store, TakenStep, TrackedInteraction, TrackedMessage
 from bot.store.schema import COPY
 from bot.sync.groups import GroupMessages
 from bot.sync.lanes import Send, SendKind, SendLanes
@@ -160,6 +160,31 @@ class MessagePublisher:
         deciders = self._policy.route(tracked.snapshot).deciders
         return () if deciders.anyone else (*deciders.users, *deciders.groups)
 
+    async def contexts(self, many: Sequence[TrackedInteraction]) -> dict[str, MessageContext]:
+        """`context` of each, by id, from a few queries for all of them rather than several
+        for each (Home renders every open interaction's buttons)."""
+        ids = [t.id for t in many]
+        queued = await self._store.open_decisions(ids)
+        messages = await self._store.messages_of(ids)
+        steps = await self._store.steps_taken(ids)
+        found: dict[str, MessageContext] = {}
+        for tracked in many:
+            decision = queued.get(tracked.id)
+            found[tracked.id] = MessageContext(
+                now=self._clock(),
+                decided_in_slack=tracked.decided_in_slack,
+                queued=decision.decision if decision and tracked.snapshot.is_pending else None,
+                gone=tracked.gone,
+                agent_names=self._policy.current.agents,
+                run_link_template=self._policy.current.links.run,
+                asked_in=tracked.channel,
+                also_asked=tuple(m.channel for m in _posted_copies(messages[tracked.id])),
+                nudges=_nudges(steps[tracked.id], messages[tracked.id]),
+                quorum=await self._quorum(tracked),
+                deciders=self._deciders(tracked),
+            )
+        return found
+
     async def _quorum(self, tracked: TrackedInteraction) -> QuorumState | None:
         """Votes towards the rule's quorum, and who else may still approve."""
         if tracked.kind != "approval_request":
@@ -187,27 +212,15 @@ class MessagePublisher:
 
     async def _nudges(self, interaction_id: str) -> tuple[Nudge, ...]:
         """The reminders and escalations sent, as the store recorded them."""
-        sent = [
-            s for s in (await self._store.steps_taken([interaction_id]))[interaction_id] if s.sent
-        ]
-        if not sent:
+        taken = (await self._store.steps_taken([interaction_id]))[interaction_id]
+        if not any(s.sent for s in taken):
             return ()
-        targets: tuple[str, ...] = ()
-        if any(s.step == ESCALATE_STEP for s in sent):
-            targets = tuple(m.channel for m in await self._escalations(interaction_id))
-        return tuple(
-            Nudge("escalate", s.taken_at, targets)
-            if s.step == ESCALATE_STEP
-            else Nudge("remind", s.taken_at)
-            for s in sent
-        )
+        escalated = any(s.sent and s.step == ESCALATE_STEP for s in taken)
+        messages = await self._store.messages(interaction_id) if escalated else []
+        return _nudges(taken, messages)
 
     async def _escalations(self, interaction_id: str) -> list[TrackedMessage]:
-        return [
-            m
-            for m in await self._store.messages(interaction_id)
-            if m.purpose == ESCALATION and m.state == "posted" and m.ts is not None
-        ]
+        return _posted_escalations(await self._store.messages(interaction_id))
 
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         return render_message(tracked.snapshot, await self.context(tracked))
@@ -267,11 +280,7 @@ class MessagePublisher:
             )
 
     async def _copies(self, interaction_id: str) -> list[TrackedMessage]:
-        return [
-            m
-            for m in await self._store.messages(interaction_id)
-            if m.purpose == COPY and m.state == "posted" and m.ts is not None
-        ]
+        return _posted_copies(await self._store.messages(interaction_id))
 
     async def _refresh_copies(
         self,
@@ -448,3 +457,27 @@ class MessagePublisher:
         if tracked.group_id:  # its line in the group message says the same
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return True
+
+
+def _posted_copies(messages: list[TrackedMessage]) -> list[TrackedMessage]:
+    return [m for m in messages if m.purpose == COPY and m.state == "posted" and m.ts is not None]
+
+
+def _posted_escalations(messages: list[TrackedMessage]) -> list[TrackedMessage]:
+    return [
+        m for m in messages if m.purpose == ESCALATION and m.state == "posted" and m.ts is not None
+    ]
+
+
+def _nudges(taken: list[TakenStep], messages: list[TrackedMessage]) -> tuple[Nudge, ...]:
+    """The reminders and escalations sent (`taken`), an escalation naming where it went."""
+    sent = [s for s in taken if s.sent]
+    targets: tuple[str, ...] = ()
+    if any(s.step == ESCALATE_STEP for s in sent):
+        targets = tuple(m.channel for m in _posted_escalations(messages))
+    return tuple(
+        Nudge("escalate", s.taken_at, targets)
+        if s.step == ESCALATE_STEP
+        else Nudge("remind", s.taken_at)
+        for s in sent
+    )

@@ -157,6 +157,12 @@ def test_a_quiet_day() -> None:
     assert WAITERS_BLOCK_ID not in block_ids(message)
 
 
+def test_a_digest_naming_no_rules_says_it_covers_every_rule() -> None:
+    message = render_digest(_facts(rules=None))
+    assert _text(message, CONTEXT_BLOCK_ID).endswith(" · every rule (the digest names none)")
+    assert "rules `" not in _text(message, CONTEXT_BLOCK_ID)
+
+
 def test_who_was_asked_when_anyone_could_decide_and_nobody_was_nudged() -> None:
     item = DigestItem(_expired(1), asked=Asked("U0ADA"))
     expired = _text(render_digest(_facts(expired=[item])), EXPIRED_BLOCK_ID)

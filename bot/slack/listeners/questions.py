@@ -137,10 +137,12 @@ def register(app: AsyncApp) -> None:
 
     @app.options(action_id_pattern(ActionId.ANSWER_INPUT))
     async def type_ahead(ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
-        options = await services_of(context).questions.external_options(
+        services = services_of(context)
+        options = await services.type_ahead.options(
             body["view"]["private_metadata"],
             body["action_id"],
             body["block_id"],
             str(body.get("value", "")),
+            actor_of(services, body),
         )
         await ack(options=options)

@@ -45,6 +45,7 @@ ICON_SOON = "⏳"
 SOON = timedelta(hours=1)
 """A pending interaction expiring within this is marked: it needs someone today, now."""
 
+ALL_RULES = "every rule (the digest names none)"
 SHOWN_ITEMS = 10
 """Interactions listed per part; the service links at most this many per part."""
 SHOWN_RULES = 15
@@ -292,12 +293,14 @@ def _waiters_text(facts: DigestFacts) -> str:
 
 
 def _context_text(facts: DigestFacts) -> str:
+    """The period, and which rules the digest is about: those its entry names, or, when it
+    names none, every rule (said, so a reader never takes one for the other)."""
     text = f"Since {date_token(facts.since)}"
-    if facts.rules is not None:
-        shown = ", ".join(inline_code(rule, NAME_CHARS) for rule in facts.rules[:SHOWN_RULES])
-        more = len(facts.rules) - SHOWN_RULES
-        text += f" · rules {shown}" + (f" and {more} more" if more > 0 else "")
-    return text
+    if facts.rules is None:
+        return text + f" · {ALL_RULES}"
+    shown = ", ".join(inline_code(rule, NAME_CHARS) for rule in facts.rules[:SHOWN_RULES])
+    more = len(facts.rules) - SHOWN_RULES
+    return text + f" · rules {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def _section(block_id: str, text: str) -> dict[str, Any]:

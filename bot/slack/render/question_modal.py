@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from pydantic_core import PydanticSerializationError
 
-from bot.novo.models import Interaction, QuestionRequest
+from bot.novo.models import Interaction, Question, QuestionRequest
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import MODAL_BUTTON, MODAL_TITLE, STATIC_SELECT_OPTIONS
 from bot.slack.question_form import (
@@ -215,6 +215,58 @@ def _render_page(interaction: Interaction, page: int, errors_note: str | None) -
     return cast(dict[str, Any], clean_rendered(view))
 
 
+@dataclass(frozen=True)
+class SearchableMenu:
+    """One question's searchable menu, ready to be searched keystroke after keystroke:
+    each option's full label (not the cut one shown) folded for case-blind matching."""
+
+    question: Question
+    folded: tuple[str, ...]
+
+    @property
+    def room(self) -> int:
+        """How many matches one answer can carry, "Other…" kept a place when allowed."""
+        return STATIC_SELECT_OPTIONS - (1 if self.question.allow_other else 0)
+
+    def matches(self, needle: str, start: int, stop: int, limit: int) -> list[int]:
+        """The first `limit` positions in [start, stop) whose label contains `needle`
+        (already folded)."""
+        found: list[int] = []
+        for position in range(start, min(stop, len(self.folded))):
+            if needle in self.folded[position]:
+                found.append(position)
+                if len(found) >= limit:
+                    break
+        return found
+
+    def options(self, positions: list[int]) -> list[dict[str, Any]]:
+        """The answer: the options at `positions` (at most `room`), "Other…" last if allowed."""
+        found = [option_object(self.question, p) for p in positions[: self.room]]
+        if self.question.allow_other:
+            found.append(other_option())
+        return cast(list[dict[str, Any]], clean_rendered(found))
+
+
+def searchable_menu(
+    interaction: Interaction, action_id: str, block_id: str
+) -> SearchableMenu | None:
+    """The menu a block_suggestion is about; None for a block that is not one."""
+    index = question_index_of(block_id)
+    request = interaction.request
+    if action_id != ActionId.ANSWER_INPUT or request is None or index is None:
+        return None
+    if index >= len(request.questions):
+        return None
+    question = request.questions[index]
+    folded = tuple((option.label or option.id).casefold() for option in question.options or [])
+    return SearchableMenu(question, folded)
+
+
+def fold_query(query: str) -> str:
+    """What a typed query is matched as: trimmed, case folded."""
+    return query.strip().casefold()
+
+
 def search_external_options(
     interaction: Interaction, action_id: str, block_id: str, query: str
 ) -> list[dict[str, Any]]:
@@ -224,21 +276,7 @@ def search_external_options(
     offered last when the question allows it, so a person who cannot find
     their answer can still write it. Unknown blocks get no options.
     """
-    index = question_index_of(block_id)
-    request = interaction.request
-    if action_id != ActionId.ANSWER_INPUT or request is None or index is None:
+    menu = searchable_menu(interaction, action_id, block_id)
+    if menu is None:
         return []
-    if index >= len(request.questions):
-        return []
-    question = request.questions[index]
-    needle = query.strip().casefold()
-    room = STATIC_SELECT_OPTIONS - (1 if question.allow_other else 0)
-    found: list[dict[str, Any]] = []
-    for position, option in enumerate(question.options or []):
-        if len(found) >= room:
-            break
-        if needle in (option.label or option.id).casefold():
-            found.append(option_object(question, position))
-    if question.allow_other:
-        found.append(other_option())
-    return cast(list[dict[str, Any]], clean_rendered(found))
+    return menu.options(menu.matches(fold_query(query), 0, len(menu.folded), menu.room))
