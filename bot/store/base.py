@@ -43,6 +43,7 @@ class StoreBase:
         self._local_locks = KeyedLocks()
         self._running: set[asyncio.Future[Any]] = set()
         self._show: Show | None = None
+        self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
 
     def show_with(self, show: Show) -> None:
         """Hand out every tracked interaction as `show` makes it (the policy's redaction).
@@ -51,7 +52,6 @@ class StoreBase:
         the store gets a record with its secrets in, unless it asks for `raw`.
         """
         self._show = show
-        self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
 
     @property
     def engine_name(self) -> str:

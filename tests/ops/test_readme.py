@@ -21,6 +21,7 @@ import pytest
 
 from bot.cli import _parser
 from bot.config import Settings
+from bot.secretfiles import file_setting_names
 from bot.store.migrate import head_revision
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,6 +114,7 @@ def test_every_documented_command_exists(page: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_documented_setting_exists(page: Path) -> None:
     names = {field.alias for field in Settings.model_fields.values() if field.alias}
+    names |= set(file_setting_names(Settings))  # `SLACK_BOT_TOKEN_FILE`, …
     suite = "".join(_text(p) for p in (REPO / "tests").rglob("*.py")) + _text(REPO / ".ci/run")
     known = names | {name for name in TEST_ENVIRONMENT if name in suite}
     assert sorted(set(_SETTING.findall(_text(page))) - known) == []

@@ -27,18 +27,21 @@ def _policy(tmp_path: Path, text: str) -> PolicyFile:
     [
         (
             'rules:\n  - name: a\n    redact:\n      patterns: ["ACME-["]\n',
-            'policy.yml: rules[0].redact.patterns[0]: "ACME-[" is not a regular expression',
+            'policy.yml: rule 1 (a): redact.patterns item 1: "ACME-[" is not a regular expression',
         ),
         (
             'defaults:\n  redact:\n    patterns: ["x*"]\n',
-            'policy.yml: defaults.redact.patterns[0]: "x*" matches empty text',
+            'policy.yml: defaults.redact.patterns item 1: "x*" matches empty text',
         ),
         (
             'defaults:\n  redact:\n    keys: ["ok", "a..b"]\n',
-            'policy.yml: defaults.redact.keys[1]: "a..b" has an empty part between dots',
+            'policy.yml: defaults.redact.keys item 2: "a..b" has an empty part between dots',
         ),
         ("defaults:\n  redact:\n    reveal: everyone\n", "policy.yml: defaults.redact.reveal:"),
-        ("defaults:\n  redact:\n    hide: [a]\n", "policy.yml: defaults.redact.hide:"),
+        (
+            "defaults:\n  redact:\n    hide: [a]\n",
+            'policy.yml: defaults.redact: unknown key "hide"',
+        ),
         ("defaults:\n  redact: sometimes\n", "policy.yml: defaults.redact: use false, or"),
     ],
 )
