@@ -140,20 +140,8 @@ class MessagePublisher:
         )
 
     async def context(self, tracked: TrackedInteraction) -> MessageContext:
-        queued = await self._store.open_decision(tracked.id)
-        return MessageContext(
-            now=self._clock(),
-            decided_in_slack=tracked.decided_in_slack,
-            queued=queued.decision if queued and tracked.snapshot.is_pending else None,
-            gone=tracked.gone,
-            agent_names=self._policy.current.agents,
-            run_link_template=self._policy.current.links.run,
-            asked_in=tracked.channel,
-            also_asked=tuple(m.channel for m in await self._copies(tracked.id)),
-            nudges=await self._nudges(tracked.id),
-            quorum=await self._quorum(tracked),
-            deciders=self._deciders(tracked),
-        )
+        """Everything a message shows besides its record (one interaction's `contexts`)."""
+        return (await self.contexts([tracked]))[tracked.id]
 
     def _deciders(self, tracked: TrackedInteraction) -> tuple[str, ...]:
         """Who the policy in force lets decide it, users then groups; () when anyone may."""
@@ -209,15 +197,6 @@ class MessagePublisher:
                 (SlackActor(v.user_id, v.user_name), v.dropped_why or "") for v in dropped
             ),
         )
-
-    async def _nudges(self, interaction_id: str) -> tuple[Nudge, ...]:
-        """The reminders and escalations sent, as the store recorded them."""
-        taken = (await self._store.steps_taken([interaction_id]))[interaction_id]
-        if not any(s.sent for s in taken):
-            return ()
-        escalated = any(s.sent and s.step == ESCALATE_STEP for s in taken)
-        messages = await self._store.messages(interaction_id) if escalated else []
-        return _nudges(taken, messages)
 
     async def _escalations(self, interaction_id: str) -> list[TrackedMessage]:
         return _posted_escalations(await self._store.messages(interaction_id))
