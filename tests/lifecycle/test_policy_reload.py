@@ -109,7 +109,8 @@ async def test_a_configmap_update_is_reloaded_without_a_signal(
 
     async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
         _configmap_swap(mounted, "gen2", "rules:\n  - name: broken\n    quorum: zero\n")
-        await bridge.saw(r"policy not reloaded, the one in force stays: .*rule 1 \(broken\): quorum")
+        refused = r"policy not reloaded, the one in force stays: .*rule 1 \(broken\): quorum"
+        await bridge.saw(refused)
         _configmap_swap(mounted, "gen3", ONLY.format(user="U0GRACE"))
         await bridge.saw(r"policy reloaded from .*policy\.yml: 1 rule\(s\)")
         await driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.APPROVE)
