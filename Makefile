@@ -23,8 +23,8 @@ playground: $(STAMP)  ## the demo with a page to click in (http://127.0.0.1:8700
 screenshots: $(STAMP)  ## docs/screenshots/*.png, made by the page in headless Chromium
 	$(BIN)/python -m bot.playground.screenshots
 
-test: $(STAMP)  ## the whole suite (two workers), then the type and lint checks
-	$(BIN)/pytest -n 2
+test: $(STAMP)  ## the whole suite (three workers: most tests wait on loopback servers, so a third keeps both cores busy), then the type and lint checks
+	$(BIN)/pytest -n 3
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
