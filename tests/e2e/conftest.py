@@ -20,9 +20,11 @@ from bot.clock import Clock, utc_now
 from bot.config import Settings
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
+from bot.localslack.records import StoredView
 from bot.localslack.server import LocalSlack, start_local_slack
 from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
+from bot.slack.ids import ActionId, CallbackId
 from bot.store import TrackedInteraction
 from tests.support import wait_until
 
@@ -127,6 +129,22 @@ class Loop:
             if block.get("type") == "actions"
             for element in block.get("elements", [])
         ]
+
+    async def open_form(self, user: str, ts: str) -> StoredView:
+        """Press Answer on a question's message as `user`; the form Slack opened for them."""
+        await self.driver.click_message_button(user, CHANNEL, ts, ActionId.ANSWER)
+        view: StoredView = await wait_until(
+            lambda: next(
+                (
+                    v
+                    for v in self.slack.views()
+                    if v.user_id == user and v.callback_id == CallbackId.QUESTION_MODAL
+                ),
+                None,
+            ),
+            message=f"{user}'s form opened",
+        )
+        return view
 
     async def shows(self, ts: str, *needles: str, timeout: float = 10.0) -> str:
         def probe() -> str | None:

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from bot.localslack.records import StoredView
-from bot.slack.ids import ActionId, CallbackId
+from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 
@@ -38,22 +38,6 @@ async def _big_question(loop: Loop) -> str:
     }
     created = await loop.create("question", request=request, expiresInSeconds=600)
     return await loop.posted(created["id"], timeout=30)
-
-
-async def _open_form(loop: Loop, user: str, ts: str) -> StoredView:
-    await loop.driver.click_message_button(user, CHANNEL, ts, ActionId.ANSWER)
-    view: StoredView = await wait_until(
-        lambda: next(
-            (
-                v
-                for v in loop.slack.views()
-                if v.user_id == user and v.callback_id == CallbackId.QUESTION_MODAL
-            ),
-            None,
-        ),
-        message=f"{user}'s form opened",
-    )
-    return view
 
 
 async def _type(
@@ -77,7 +61,7 @@ async def test_fifteen_typing_in_a_huge_select_leave_an_approve_acked_within_a_s
     typists = [f"U0TYPE{n:02d}" for n in range(TYPISTS)]
     for user in typists:
         loop.slack.add_user(user, user.lower(), f"Typist {user[-2:]}")
-    views = [await _open_form(loop, user, ts) for user in typists]
+    views = [await loop.open_form(user, ts) for user in typists]
     approval = await loop.create("approval_request", expiresInSeconds=600)
     approval_ts = await loop.posted(approval["id"])
     await loop.fault(routes="list", errorRate=1.0, status=503)

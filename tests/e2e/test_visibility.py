@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from bot.localslack.records import StoredView
-from bot.slack.ids import ActionId, CallbackId
+from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_novo_command import _words, ask
 from tests.support import wait_until
@@ -131,34 +131,18 @@ async def _hr_case_ended(loop: Loop) -> str:
     return str(created["id"])
 
 
-async def _open_form(loop: Loop, user: str, ts: str) -> StoredView:
-    await loop.driver.click_message_button(user, CHANNEL, ts, ActionId.ANSWER)
-    view: StoredView = await wait_until(
-        lambda: next(
-            (
-                v
-                for v in loop.slack.views()
-                if v.user_id == user and v.callback_id == CallbackId.QUESTION_MODAL
-            ),
-            None,
-        ),
-        message=f"{user}'s form opened",
-    )
-    return view
-
-
 async def test_type_ahead_options_are_refused_to_someone_who_may_not_decide(loop: Loop) -> None:
     options: list[dict[str, Any]] = [{"id": f"c{i}", "label": f"Customer {i}"} for i in range(150)]
     request = {"title": "Which customer?", "questions": [{"id": "q", "options": options}]}
     created = await loop.create("question", toolName="guarded_ask", request=request)
     ts = await loop.posted(created["id"])
-    grace = await _open_form(loop, "U0GRACE", ts)  # anyone may decide it, for now
+    grace = await loop.open_form("U0GRACE", ts)  # anyone may decide it, for now
     answer = ActionId.ANSWER_INPUT.value
     found = await loop.driver.load_options("U0GRACE", grace.id, answer, "q0", "customer 1")
     assert found.json()["options"]
 
     await loop.use_policy(POLICY)  # now Ada's alone; Grace's form is still open
-    ada = await _open_form(loop, "U0ADA", ts)
+    ada = await loop.open_form("U0ADA", ts)
     refused = await loop.driver.load_options("U0GRACE", grace.id, answer, "q0", "customer 1")
     assert refused.status_code == 200 and refused.json()["options"] == []
     allowed = await loop.driver.load_options("U0ADA", ada.id, answer, "q0", "customer 1")
