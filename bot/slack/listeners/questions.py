@@ -17,6 +17,18 @@ from bot.slack.question_form import action_id_pattern
 from bot.slack.render.question import interaction_id_from_block_id
 
 
+async def _dismiss(
+    ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, interaction_id: str
+) -> None:
+    """Dismiss, from the button or from the menu of messages posted before it."""
+    services = services_of(context)
+    actor = actor_of(services, body)
+    outcome = await services.questions.dismiss(interaction_id, actor, acknowledging(ack, context))
+    await services.presenter.tell(
+        actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+    )
+
+
 def register(app: AsyncApp) -> None:
     @app.action(ActionId.ANSWER)
     async def open_form(
@@ -65,14 +77,7 @@ def register(app: AsyncApp) -> None:
         if not interaction_id:
             await ack()
             return
-        services = services_of(context)
-        actor = actor_of(services, body)
-        outcome = await services.questions.dismiss(
-            interaction_id, actor, acknowledging(ack, context)
-        )
-        await services.presenter.tell(
-            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-        )
+        await _dismiss(ack, body, context, interaction_id)
 
     @app.action(ActionId.QUESTION_OVERFLOW)  # Dismiss in messages posted before the button
     async def overflow(
@@ -83,14 +88,7 @@ def register(app: AsyncApp) -> None:
         if chosen != OverflowValue.DISMISS or not interaction_id:
             await ack()
             return
-        services = services_of(context)
-        actor = actor_of(services, body)
-        outcome = await services.questions.dismiss(
-            interaction_id, actor, acknowledging(ack, context)
-        )
-        await services.presenter.tell(
-            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-        )
+        await _dismiss(ack, body, context, interaction_id)
 
     @app.action(ActionId.QUESTION_REMIND)
     async def remind_me(
