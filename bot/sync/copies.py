@@ -88,9 +88,32 @@ class CopyPoster:
     ) -> None:
         step = self._look_then_post if look_first else self._post
         key = f"{tracked.id} (copy to {claimed.channel})"  # its back-off holds back nothing else
+        send = partial(self._dropping_unreachable, step, tracked, claimed)
         self._publisher.post_copy_soon(
-            tracked, claimed.channel, partial(self._guarded, key, None, step, tracked, claimed)
+            tracked, claimed.channel, partial(self._guarded, key, None, send)
         )
+
+    async def _dropping_unreachable(
+        self,
+        step: Callable[[TrackedInteraction, TrackedMessage], Awaitable[None]],
+        tracked: TrackedInteraction,
+        claimed: TrackedMessage,
+    ) -> None:
+        """Run `step`; a refusal for good, from the look in the DM as from the post
+        (both open the DM first), drops the copy instead of retrying it forever."""
+        try:
+            await step(tracked, claimed)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error not in UNREACHABLE_ERRORS:
+                raise
+            if await self._store.drop_claim(tracked.id, COPY, claimed.channel):
+                log.warning(
+                    "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
+                    claimed.channel,
+                    error,
+                    tracked.id,
+                )
 
     async def _look_then_post(self, tracked: TrackedInteraction, queued: TrackedMessage) -> None:
         """A copy claimed earlier: look for it in the DM before posting it.
@@ -113,16 +136,4 @@ class CopyPoster:
         self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
 
     async def _post(self, tracked: TrackedInteraction, claimed: TrackedMessage) -> None:
-        try:
-            await self._publisher.post_copy(tracked.id, claimed.channel)
-        except SlackApiError as exc:
-            error = exc.response.get("error")
-            if error not in UNREACHABLE_ERRORS:
-                raise
-            if await self._store.drop_claim(tracked.id, COPY, claimed.channel):
-                log.warning(
-                    "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
-                    claimed.channel,
-                    error,
-                    tracked.id,
-                )
+        await self._publisher.post_copy(tracked.id, claimed.channel)

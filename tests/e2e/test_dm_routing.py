@@ -273,6 +273,26 @@ async def test_a_copy_slack_refuses_for_good_is_dropped_and_the_others_go_on(
     assert len(await loop.resolve_calls(created["id"])) == 1
 
 
+async def test_a_copy_refused_for_good_after_a_passing_failure_is_dropped_too(
+    loop: Loop,
+) -> None:
+    # each DM's first conversations.open fails for a moment: the copies' retries
+    # look in the DM first, and the look itself meets `user_not_found` for U0GONE
+    loop.slack.fail_method("conversations.open", count=3, error="internal_error")
+    await loop.use_policy(_routing_to("U0ADA", "U0GONE", "U0GRACE"))
+    created = await loop.create("approval_request", toolName="deploy_service")
+    await _reachable_asked(loop, created["id"])
+
+    async def dropped() -> bool:
+        return "U0GONE" not in {m.channel for m in await _messages(loop, created["id"])}
+
+    await wait_until(dropped, message="the unreachable copy dropped after its look, too")
+    refused = [
+        c for c in loop.slack.calls("conversations.open") if c.args.get("users") == "U0GONE"
+    ]
+    assert len(refused) <= 3, refused  # the passing failure, then one refusal: no retrying
+
+
 async def test_when_the_first_person_cant_be_reached_the_others_are_still_asked(
     loop: Loop,
 ) -> None:
