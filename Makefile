@@ -21,7 +21,7 @@ playground: $(STAMP)  ## the demo with a page to click in (http://127.0.0.1:8700
 	$(BIN)/novo-slack demo --ui
 
 screenshots: $(STAMP)  ## docs/screenshots/*.png, made by the page in headless Chromium
-	$(BIN)/python -m bot.playground.screenshots
+	$(BIN)/python -m bot.demo.screenshots
 
 test: $(STAMP)  ## the whole suite (three workers: most tests wait on loopback servers, so a third keeps both cores busy), then the type and lint checks
 	$(BIN)/pytest -n 3

@@ -22,13 +22,13 @@ from typing import Any, TypeVar
 
 import httpx
 
+from bot.bridge.jobs import BridgeJobs
+from bot.bridge.runtime import Bridge
 from bot.config import Settings
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.payloads import iter_elements
 from bot.localslack.server import LocalSlack, start_local_slack
-from bot.runtime import Bridge
-from bot.scheduling import BridgeJobs
 from bot.sim.server import SimServer, start_sim
 
 T = TypeVar("T")

@@ -30,6 +30,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD
 from bot.config import Settings, SettingsError, load_settings
 from bot.novo.probe import probe_novo
 from bot.policy.explain import check_summary
@@ -38,7 +39,6 @@ from bot.policy.targets import Targets, policy_targets
 from bot.slack.answers import describe, http_status, not_web_api, slack_error
 from bot.slack.credentials import is_transient, refused
 from bot.slack.scopes import REQUIRED_BOT_SCOPES
-from bot.startup import EXIT_SETTINGS, EXIT_WORLD
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
 from bot.store.filelock import FileLock

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
+from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 from bot.config import SettingsError, load_log_settings, load_settings, load_settings_for
 from bot.logs import configure_logging
-from bot.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 
 log = logging.getLogger("novo-slack")
 
@@ -127,7 +127,7 @@ async def _run_bridge() -> int:
     SIGHUP reloads the policy file (`NOVO_SLACK_CONFIG`).
     """
     settings = load_settings()
-    from bot.runtime import Bridge
+    from bot.bridge.runtime import Bridge
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -203,7 +203,7 @@ async def _audit(args: argparse.Namespace) -> int:
 
 def _policy(args: argparse.Namespace) -> int:
     """`policy check` reads a file alone; `policy explain` may ask Novo and Slack."""
-    from bot.policy.command import check_policy, explain_policy
+    from bot.policy_cli import check_policy, explain_policy
 
     if args.policy_command == "check":
         return check_policy(args.file)

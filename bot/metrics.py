@@ -19,22 +19,7 @@ every replica (the store is shared) and cost nothing between scrapes.
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-
 from prometheus_client import Counter, Gauge, Histogram
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.request import HttpRequest
-from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
-
-from bot.novo.models import TIMEOUT_REASON
-from bot.slack.gateway import method_of
-
-if TYPE_CHECKING:  # the Novo client counts its calls here: keep this module light to import
-    from bot.novo.models import Interaction
-    from bot.store import Store
 
 _DECISIONS = Counter(
     "novo_slack_decisions_total",
@@ -108,8 +93,6 @@ OUTBOX_OLDEST_AGE = Gauge(
     "Age of the oldest decision waiting in the outbox (0 when none waits)",
 )
 
-# An id in a Novo path becomes `{id}`: one series per route, not per interaction.
-_ID_SEGMENT = re.compile(r"(?<=/runs/)[^/]+|(?<=^/v1/interactions/)[^/]+")
 # Outcomes that end a decision; `queued` does not (see `count_decision`).
 QUEUED = "queued"
 
@@ -124,83 +107,3 @@ def count_decision(outcome: str, *, source: str, first_attempt: bool) -> None:
     if outcome == QUEUED and not first_attempt:
         return
     _DECISIONS.labels(outcome, source).inc()
-
-
-def observe_final(
-    before: Interaction | None, after: Interaction, rule: str = RULE_DEFAULTS
-) -> None:
-    """Count an interaction that has just left `pending`: resolved (timed) or expired,
-    under the policy rule it fell under."""
-    if before is not None and before.status != "pending":
-        return
-    if after.status == "cancelled" and after.reason == TIMEOUT_REASON:
-        EXPIRED.labels(rule).inc()
-    elif after.status == "resolved" and after.resolved_at is not None:
-        waited = (after.resolved_at - after.created_at).total_seconds()
-        TIME_TO_DECISION.labels(after.kind, rule).observe(max(0.0, waited))
-
-
-def novo_route(path: str) -> str:
-    """`/v1/interactions/int_1/resolve` → `/v1/interactions/{id}/resolve`."""
-    return _ID_SEGMENT.sub("{id}", path.split("?", 1)[0])
-
-
-def count_novo_call(method: str, path: str, status: int | str) -> None:
-    NOVO_CALLS.labels(f"{method} {novo_route(path)}", str(status)).inc()
-
-
-async def refresh_outbox(store: Store, now: datetime | None = None) -> None:
-    """Set the outbox gauges from the store; called on each scrape."""
-    now = now or datetime.now(UTC)
-    waiting = await store.due_decisions(datetime.max.replace(tzinfo=UTC))
-    OUTBOX_DEPTH.set(len(waiting))
-    oldest = min((d.decision.at for d in waiting), default=None)
-    OUTBOX_OLDEST_AGE.set(max(0.0, (now - oldest).total_seconds()) if oldest else 0.0)
-
-
-class SlackCallCounter(AsyncRetryHandler):
-    """Counts every answer slack_sdk gets, by method and error, and never asks for a retry.
-
-    slack_sdk shows each HTTP answer (a 429 its rate-limit handler then waits
-    out included) to the client's retry handlers in turn; first in the list,
-    this one sees them all, in HTTP and Socket Mode alike, without wrapping
-    any call.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(max_retry_count=1 << 30)
-
-    async def _can_retry_async(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
-        method = method_of(request)
-        SLACK_CALLS.labels(method, _slack_error(response, error)).inc()
-        return False
-
-
-def install_slack_counter(client: Any) -> None:
-    """Put a `SlackCallCounter` first among an AsyncWebClient's retry handlers (once)."""
-    handlers = client.retry_handlers
-    if not any(isinstance(h, SlackCallCounter) for h in handlers):
-        handlers.insert(0, SlackCallCounter())
-
-
-def _slack_error(response: HttpResponse | None, error: Exception | None) -> str:
-    if error is not None:
-        return type(error).__name__
-    if response is None:
-        return "no_response"
-    if response.status_code == 429:
-        return "ratelimited"
-    body = response.body if isinstance(response.body, dict) else {}
-    if body.get("ok") is True:
-        return "ok"
-    reported = body.get("error")
-    if isinstance(reported, str) and reported:
-        return reported[:64]
-    return f"http_{response.status_code}"

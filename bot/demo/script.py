@@ -22,7 +22,7 @@ from bot.localslack.driver import SlackDriver
 from bot.localslack.records import StoredMessage, StoredView
 from bot.localslack.server import LocalSlack
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
-from bot.slack.question_form import action_id_pattern
+from bot.slack.render.question_encoding import action_id_pattern
 
 log = logging.getLogger(__name__)
 

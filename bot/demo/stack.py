@@ -14,10 +14,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.bridge.runtime import Bridge
 from bot.config import Settings, load_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
-from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
 
 

@@ -25,8 +25,8 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from bot.metrics import count_novo_call
 from bot.novo import rules
+from bot.novo.call_metrics import count_novo_call
 from bot.novo.errors import (
     NovoAPIStatusError,
     NovoConnectionError,

@@ -6,7 +6,7 @@ with the key that failed or held (the same verdicts the bridge acts on, from
 `bot.policy.routes`), then where the interaction goes, who may decide (user
 groups with the members Slack listed, or why it couldn't), guests, the
 quorum and the reminders in force. No I/O and no clock here: the command
-(`bot.policy.command`) fetches, resolves and prints, so these stay testable
+(`bot.policy_cli`) fetches, resolves and prints, so these stay testable
 with plain values.
 """
 

@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
-from bot.metrics import count_decision, observe_final
+from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
     BadRequestError,
@@ -44,6 +44,7 @@ from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.reasons import slack_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.audit import AuditEvent
+from bot.sync.final_metrics import observe_final
 from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)

@@ -26,15 +26,15 @@ from bot.services.decisions import DecisionService
 from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.gateway import SlackGateway
-from bot.slack.question_form import (
+from bot.slack.question_answers import (
     ParsedSubmission,
-    interaction_id_of_value,
     parse_action_choice,
     parse_quick_option,
     parse_submission,
 )
 from bot.slack.render.common import truncate
 from bot.slack.render.modals import render_notice_modal
+from bot.slack.render.question_encoding import interaction_id_of_value
 from bot.slack.render.question_modal import (
     ModalRef,
     question_modal_page_count,

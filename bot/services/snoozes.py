@@ -41,8 +41,8 @@ from bot.slack.render.snooze import (
     snooze_refused_text,
     snooze_set_text,
 )
+from bot.slack.render.snooze_choices import CHOICES, SnoozeChoice, choice_for
 from bot.slack.render.status import accepts_decisions
-from bot.slack.snooze_choices import CHOICES, SnoozeChoice, choice_for
 from bot.store import Snooze, Store, TrackedInteraction
 from bot.store.schema import COPY
 from bot.sync.lanes import SendKind

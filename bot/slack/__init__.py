@@ -1,1 +1,1 @@
-"""Everything Slack-facing: rendering (pure), listeners (thin) and app wiring."""
+"""Slack's vocabulary: ids and limits, rendering (pure), and the Web API door."""

@@ -33,7 +33,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS, observe_final
+from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import TIMEOUT_REASON, Interaction
@@ -41,6 +41,7 @@ from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.sync.copies import CopyPoster
+from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter

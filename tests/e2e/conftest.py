@@ -16,13 +16,13 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
 from bot.config import Settings
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.records import StoredView
 from bot.localslack.server import LocalSlack, start_local_slack
-from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import TrackedInteraction

@@ -7,7 +7,7 @@ only they can see, no modal opens, and Novo receives nothing.
 from __future__ import annotations
 
 from bot.slack.ids import ActionId, OverflowValue
-from bot.slack.question_form import action_id_pattern
+from bot.slack.render.question_encoding import action_id_pattern
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_questions import ANSWER, _open_modal, _options, _question
 from tests.support import wait_until

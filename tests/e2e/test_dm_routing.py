@@ -287,9 +287,7 @@ async def test_a_copy_refused_for_good_after_a_passing_failure_is_dropped_too(
         return "U0GONE" not in {m.channel for m in await _messages(loop, created["id"])}
 
     await wait_until(dropped, message="the unreachable copy dropped after its look, too")
-    refused = [
-        c for c in loop.slack.calls("conversations.open") if c.args.get("users") == "U0GONE"
-    ]
+    refused = [c for c in loop.slack.calls("conversations.open") if c.args.get("users") == "U0GONE"]
     assert len(refused) <= 3, refused  # the passing failure, then one refusal: no retrying
 
 

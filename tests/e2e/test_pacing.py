@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from bot.runtime import Bridge
+from bot.bridge.runtime import Bridge
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until

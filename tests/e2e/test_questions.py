@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId, CallbackId
-from bot.slack.question_form import action_id_pattern
+from bot.slack.render.question_encoding import action_id_pattern
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

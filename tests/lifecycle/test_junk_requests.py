@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.bridge.runtime import Bridge
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import FORM, SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
-from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId
 from tests.support import wait_until

@@ -16,9 +16,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.bridge.runtime import Bridge
 from bot.config import load_settings
 from bot.localslack.server import LocalSlack, start_local_slack
-from bot.runtime import Bridge
 from bot.sim.server import SimServer, start_sim
 
 API_KEY = "ops-novo-key"

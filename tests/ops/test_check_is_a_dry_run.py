@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.bridge.runtime import Bridge
+from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 from bot.check import FAILED, OK, checklist, run_check
 from bot.config import SettingsError, load_settings
-from bot.runtime import Bridge
-from bot.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
 from tests.ops.conftest import Servers
 
 _OURS = ("SLACK_", "NOVO_")

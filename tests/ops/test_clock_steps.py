@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.clock_steps import ClockStepWatch, replan_jobs
+from bot.bridge.clock_steps import ClockStepWatch, replan_jobs
 from tests.support import wait_until
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from bot.demo.screenshots import Stage, stage
 from bot.playground.browser import BrowserMissing, check_browser, headless_page
-from bot.playground.screenshots import Stage, stage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.playground.screenshots import APPROVAL, QUESTION, Stage, make_screenshots, message
+from bot.demo.screenshots import APPROVAL, QUESTION, Stage, make_screenshots, message
 from bot.sim.demo_data import COUNTRIES
-from bot.slack.question_form import ERROR_REQUIRED_TEXT
+from bot.slack.question_answers import ERROR_REQUIRED_TEXT
 from tests.support import wait_until
 
 if TYPE_CHECKING:

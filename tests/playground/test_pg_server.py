@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.demo.screenshots import APPROVAL, CHANNEL, QUESTION, Stage
 from bot.playground import start_playground
-from bot.playground.screenshots import APPROVAL, CHANNEL, QUESTION, Stage
 from bot.slack.ids import ActionId, CallbackId
 from tests.support import wait_until
 

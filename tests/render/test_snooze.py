@@ -19,8 +19,7 @@ from bot.slack.render.snooze import (
     snooze_set_text,
     time_left,
 )
-from bot.slack.render.validate import assert_valid_message
-from bot.slack.snooze_choices import (
+from bot.slack.render.snooze_choices import (
     BEFORE_IT_EXPIRES,
     CHOICES,
     IN_1_HOUR,
@@ -28,6 +27,7 @@ from bot.slack.snooze_choices import (
     choice_for,
     offered_choices,
 )
+from bot.slack.render.validate import assert_valid_message
 from tests.render_question.conftest import make_interaction, question
 
 from .conftest import NOW, MakeApproval, MakeDecision, state_cases

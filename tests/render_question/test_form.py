@@ -10,22 +10,24 @@ from bot.novo import rules
 from bot.novo.errors import ResolveRuleError
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.slack.ids import ActionId
-from bot.slack.question_form import (
+from bot.slack.question_answers import (
     ERROR_OTHER_CONFLICT,
     ERROR_OTHER_EMPTY,
     ERROR_REQUIRED_CHOICE,
     ERROR_REQUIRED_TEXT,
     ERROR_STALE_OPTION,
     ParsedSubmission,
+    parse_action_choice,
+    parse_quick_option,
+    parse_submission,
+    summarize_answers,
+)
+from bot.slack.render.question_encoding import (
     action_choice_value,
     action_id_pattern,
     indexed_action_id,
     interaction_id_of_value,
-    parse_action_choice,
-    parse_quick_option,
-    parse_submission,
     quick_option_value,
-    summarize_answers,
 )
 from bot.slack.render.question_modal import question_modal_page_count, render_question_modal
 

@@ -11,7 +11,7 @@ import pytest
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.limits import MESSAGE_TEXT_BUDGET, MESSAGE_TOTAL_TEXT
-from bot.slack.question_form import action_id_pattern, parse_action_choice, parse_quick_option
+from bot.slack.question_answers import parse_action_choice, parse_quick_option
 from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
 from bot.slack.render.question import (
     MAX_ACTION_BUTTONS,
@@ -19,6 +19,7 @@ from bot.slack.render.question import (
     interaction_id_from_block_id,
     render_question_message,
 )
+from bot.slack.render.question_encoding import action_id_pattern
 from bot.slack.render.validate import assert_valid_message
 
 from .conftest import INTERACTION_ID, NOW, make_interaction, options, question

@@ -15,7 +15,7 @@ from bot.slack.limits import (
     STATIC_SELECT_OPTIONS,
     VIEW_BYTES,
 )
-from bot.slack.question_form import PAGE_RESERVED_BYTES, json_size, page_layout
+from bot.slack.render.question_layout import PAGE_RESERVED_BYTES, json_size, page_layout
 from bot.slack.render.question_modal import (
     ModalRef,
     question_modal_page_count,
@@ -201,7 +201,7 @@ def test_a_request_too_big_for_one_view_is_split_into_valid_pages() -> None:
 
 
 def test_a_page_keeps_within_its_reserve_whatever_the_header_holds() -> None:
-    """The page layout trusts question_form.PAGE_RESERVED_BYTES for everything but questions."""
+    """The page layout trusts question_layout.PAGE_RESERVED_BYTES for everything but questions."""
     interaction = make_interaction(
         {"title": "\U0001f600" * 10_000, "details": "\U0001f600" * 10_000, "questions": []}
     )

@@ -12,11 +12,11 @@ from datetime import timedelta
 
 import pytest
 
+from bot.bridge.presenter import ephemeral_text
 from bot.domain import SlackActor, SlackDecision
 from bot.services.describe import describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.ids import ActionId
-from bot.slack.presenter import ephemeral_text
 from bot.slack.render.common import ELLIPSIS, REPLACEMENT, clean_text
 from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer

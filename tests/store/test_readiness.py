@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.health import WRITE_PROBE_LEASE, store_check
+from bot.bridge.health import WRITE_PROBE_LEASE, store_check
 from bot.store import Store, StoreFileError
 
 from .conftest import PG_URL, Database

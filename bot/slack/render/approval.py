@@ -55,6 +55,7 @@ from bot.slack.render.preview import (
 from bot.slack.render.quorum import quorum_block
 from bot.slack.render.record import CONTEXT_TEXT, asker_plain, context_block, details_block
 from bot.slack.render.remind_menu import remind_options
+from bot.slack.render.snooze_choices import REMIND_LABELS_TEXT
 from bot.slack.render.status import (
     STATUS_TEXT,
     accepts_decisions,
@@ -64,7 +65,6 @@ from bot.slack.render.status import (
     status_block,
     status_summary,
 )
-from bot.slack.snooze_choices import REMIND_LABELS_TEXT
 
 HEADER_ICON = "🔧 "
 UNNAMED_TOOL = "Tool call"

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from bot.novo.models import InputResponse, Interaction, Question, QuestionRequest
 from bot.slack.ids import QUESTION_ACTIONS_BLOCK_PREFIX, interaction_in_block_id
 from bot.slack.limits import BUTTON_TEXT, HEADER_TEXT, SECTION_TEXT
-from bot.slack.question_form import summarize_answers
+from bot.slack.question_answers import summarize_answers
 from bot.slack.render.common import (
     clean_rendered,
     cut_words,

@@ -21,7 +21,7 @@ interaction (`QUESTION_ACTIONS_BLOCK_PREFIX:<interaction id>`):
 
 Slack wants action ids unique within a block, so buttons of one kind are
 ``<ActionId>:<index>`` (``novo_q_quick:0``, ``novo_q_action:2``). Listeners
-match a kind with ``question_form.action_id_pattern(ActionId.…)``, i.e.
+match a kind with ``question_encoding.action_id_pattern(ActionId.…)``, i.e.
 ``^novo_q_quick(?::\\d+)?$``, and read everything else from the value.
 """
 
@@ -41,16 +41,16 @@ from bot.slack.limits import (
     CONFIRM_TEXT,
     CONFIRM_TITLE,
 )
-from bot.slack.question_form import (
+from bot.slack.render.common import mrkdwn, plain_text, truncate
+from bot.slack.render.markdown import markdown_plain
+from bot.slack.render.question_encoding import (
     QUICK_OPTIONS_MAX,
     action_choice_value,
     indexed_action_id,
     is_quick_question,
     quick_option_value,
 )
-from bot.slack.render.common import mrkdwn, plain_text, truncate
-from bot.slack.render.markdown import markdown_plain
-from bot.slack.snooze_choices import REMIND_LABELS_TEXT
+from bot.slack.render.snooze_choices import REMIND_LABELS_TEXT
 
 ANSWER_LABEL = "Answer…"
 DISMISS_LABEL = "Dismiss"

@@ -1,12 +1,12 @@
 """The modal that asks an agent's questions, page by page, and serves its searchable menus.
 
 The inputs themselves (which element, which block ids and option values) come
-from :mod:`bot.slack.question_form`, so that the parser reads back exactly
+from :mod:`bot.slack.question_answers`, so that the parser reads back exactly
 what was rendered; this module adds what surrounds them: the request's title
 and details, the page line, a note about a refused answer, and the view.
 
 A request too large for one view is split into pages (see
-``question_form.page_layout``). Every page but the last submits with "Next":
+``question_layout.page_layout``). Every page but the last submits with "Next":
 the caller answers that submission with ``response_action: update`` and the
 next page, keeping the answers it has parsed so far. The modal asks for
 ``view_closed`` (``notify_on_close``) so the caller can drop those answers
@@ -33,13 +33,6 @@ from pydantic_core import PydanticSerializationError
 from bot.novo.models import Interaction, Question, QuestionRequest
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import MODAL_BUTTON, MODAL_TITLE, STATIC_SELECT_OPTIONS
-from bot.slack.question_form import (
-    option_object,
-    other_option,
-    page_layout,
-    question_blocks,
-    question_index_of,
-)
 from bot.slack.render.common import (
     ELLIPSIS,
     clean_rendered,
@@ -50,6 +43,13 @@ from bot.slack.render.common import (
     plain_text,
 )
 from bot.slack.render.markdown import fit_markdown, markdown_plain
+from bot.slack.render.question_encoding import question_index_of
+from bot.slack.render.question_layout import (
+    option_object,
+    other_option,
+    page_layout,
+    question_blocks,
+)
 
 MODAL_TITLE_TEXT = "Answer the agent"
 SUBMIT_TEXT = "Send answer"
@@ -61,7 +61,7 @@ TITLE_CHARS = 300
 DETAILS_CHARS = 2_900
 NOTE_CHARS = 500
 """Caps on the page's own text; with the page line they keep a page's own blocks
-well inside question_form.PAGE_RESERVED_BYTES, whatever characters they hold."""
+well inside question_layout.PAGE_RESERVED_BYTES, whatever characters they hold."""
 CACHED_PAGES = 64
 """Pages kept built: one busy form's pages and the first pages of a few dozen others.
 The largest page is a few MB of Python objects, so this bounds the cache to ~100 MB."""

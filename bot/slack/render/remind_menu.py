@@ -1,6 +1,6 @@
 """The "Remind me" options of a pending message's overflow menu.
 
-Which choices show is decided in :mod:`bot.slack.snooze_choices` from the
+Which choices show is decided in :mod:`bot.slack.render.snooze_choices` from the
 render's `now` and the interaction's deadline; this only words them as
 Block Kit options. The approval message puts them in its own overflow (after
 *Approve with note…*); a question's come in an overflow of their own, since
@@ -16,7 +16,7 @@ from bot.slack.ids import ActionId
 from bot.slack.limits import OPTION_TEXT
 from bot.slack.render.common import plain_text
 from bot.slack.render.context import MessageContext
-from bot.slack.snooze_choices import offered_choices
+from bot.slack.render.snooze_choices import offered_choices
 
 
 def remind_options(interaction: Interaction, ctx: MessageContext) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from bot.slack.render.ending import TIME_FORMAT, waited
 from bot.slack.render.question import question_title
 from bot.slack.render.record import asker, context_block
 from bot.slack.render.reminder import ICON_REMINDER
-from bot.slack.snooze_choices import BEFORE_EXPIRY, SnoozeChoice
+from bot.slack.render.snooze_choices import BEFORE_EXPIRY, SnoozeChoice
 
 ICON_REFUSED = "⌛"
 SNOOZE_BLOCK_ID = "novo_snooze"

@@ -26,8 +26,8 @@ from typing import Any
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from bot.metrics import refresh_outbox
-from bot.scheduling import POLLER_LEASE, BridgeJobs
+from bot.bridge.jobs import POLLER_LEASE, BridgeJobs
+from bot.metrics import OUTBOX_DEPTH, OUTBOX_OLDEST_AGE
 from bot.store import Store
 from bot.sync.engine import SyncEngine
 
@@ -145,3 +145,12 @@ def add_health_routes(app: web.Application, probe: Probe) -> None:
 
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
+
+
+async def refresh_outbox(store: Store, now: datetime | None = None) -> None:
+    """Set the outbox gauges from the store; called on each scrape."""
+    now = now or datetime.now(UTC)
+    waiting = await store.due_decisions(datetime.max.replace(tzinfo=UTC))
+    OUTBOX_DEPTH.set(len(waiting))
+    oldest = min((d.decision.at for d in waiting), default=None)
+    OUTBOX_OLDEST_AGE.set(max(0.0, (now - oldest).total_seconds()) if oldest else 0.0)

@@ -4,8 +4,6 @@ Both live together because the split is measured on the blocks themselves,
 and the parser must know what page n holds: it learns it from the same
 function that lays the page out (:func:`page_layout`), so the modal and the
 parser can never disagree.
-
-Import these names from :mod:`bot.slack.question_form`, which re-exports them.
 """
 
 from __future__ import annotations
@@ -26,7 +24,9 @@ from bot.slack.limits import (
     PLAIN_TEXT_INPUT_MAX,
     VIEW_BYTES,
 )
-from bot.slack.question_encoding import (
+from bot.slack.render.common import plain_text
+from bot.slack.render.markdown import markdown_plain
+from bot.slack.render.question_encoding import (
     OTHER_LABEL,
     OTHER_VALUE,
     Widget,
@@ -36,8 +36,6 @@ from bot.slack.question_encoding import (
     option_value,
     widget_for,
 )
-from bot.slack.render.common import plain_text
-from bot.slack.render.markdown import markdown_plain
 
 PAGE_RESERVED_BLOCKS = 4
 """Blocks a modal page keeps for itself (title, details, page line, error note)."""

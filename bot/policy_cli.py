@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from slack_sdk.errors import SlackClientError
 
+from bot.bridge.startup import StartupFailure
 from bot.config import Settings, SettingsError, load_settings_for
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -43,7 +44,6 @@ from bot.policy.routes import explain, route_for
 from bot.slack.answers import NOT_JSON
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
 from bot.slack.gateway import build_web_client
-from bot.startup import StartupFailure
 
 NOVO_TIMEOUT_SECONDS = 10.0
 NOVO_RETRIES = 0  # an operator is waiting: say what happened in one line, no retry lines

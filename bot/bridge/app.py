@@ -14,13 +14,13 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.services.container import Services
+from bot.bridge.inflight import InFlight
+from bot.bridge.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
+from bot.bridge.origin import origin_check
+from bot.bridge.presenter import failure_text, requester
+from bot.bridge.priority import ClicksFirstApp
+from bot.bridge.wiring import Services
 from bot.slack.credentials import SlackIdentity
-from bot.slack.inflight import InFlight
-from bot.slack.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
-from bot.slack.origin import origin_check
-from bot.slack.presenter import failure_text, requester
-from bot.slack.priority import ClicksFirstApp
 
 log = logging.getLogger(__name__)
 

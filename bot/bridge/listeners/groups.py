@@ -6,10 +6,10 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.bridge.listeners import acknowledging, actor_of, services_of
+from bot.bridge.listeners.approvals import channel_of, reason_of
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId
-from bot.slack.listeners import acknowledging, actor_of, services_of
-from bot.slack.listeners.approvals import channel_of, reason_of
 
 
 def register(app: AsyncApp) -> None:

@@ -7,14 +7,14 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.bridge.listeners import acknowledging, actor_of, arrived, services_of
+from bot.bridge.listeners.approvals import channel_of
+from bot.bridge.listeners.snoozes import remind
 from bot.services.acking import ACK_BUDGET_SECONDS
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
-from bot.slack.listeners import acknowledging, actor_of, arrived, services_of
-from bot.slack.listeners.approvals import channel_of
-from bot.slack.listeners.snoozes import remind
-from bot.slack.question_form import action_id_pattern
 from bot.slack.render.question import interaction_id_from_block_id
+from bot.slack.render.question_encoding import action_id_pattern
 
 
 async def _dismiss(

@@ -11,7 +11,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 
-from bot.slack.listeners import services_of
+from bot.bridge.listeners import services_of
 
 HOME_TAB = "home"
 

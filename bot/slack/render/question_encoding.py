@@ -13,8 +13,6 @@ buttons, the listeners and the parser can never disagree about it.
 * several buttons of one kind in one actions block get ``base:index`` action
   ids (Slack wants them unique per block); listeners match them with
   :func:`action_id_pattern`.
-
-Import these names from :mod:`bot.slack.question_form`, which re-exports them.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
 
+from bot.bridge.listeners import person, services_of
+from bot.bridge.wiring import Services
 from bot.domain import SlackActor
-from bot.services.container import Services
 from bot.slack.command_text import COMMAND
-from bot.slack.listeners import person, services_of
 
 
 def caller_of(services: Services, command: dict[str, Any]) -> SlackActor:

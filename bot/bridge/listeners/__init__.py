@@ -7,9 +7,9 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.bridge.wiring import Services
 from bot.domain import SlackActor
 from bot.services.acking import ACK_BUDGET_SECONDS, AckWindow
-from bot.services.container import Services
 
 SERVICES_KEY = "novo_services"
 ARRIVED_KEY = "novo_arrived"
@@ -61,7 +61,7 @@ def acknowledging(ack: AsyncAck, context: AsyncBoltContext) -> AckWindow:
 
 
 def register_all(app: AsyncApp) -> None:
-    from bot.slack.listeners import approvals, commands, groups, home, questions, viewer
+    from bot.bridge.listeners import approvals, commands, groups, home, questions, viewer
 
     approvals.register(app)
     commands.register(app)

@@ -1,6 +1,6 @@
 """The README's pictures, made by the page from what the bridge really rendered.
 
-`python -m bot.playground.screenshots` (or `make screenshots`) starts the
+`python -m bot.demo.screenshots` (or `make screenshots`) starts the
 simulator, the local Slack, the bridge and the playground, creates one
 approval and one question, and has Ada click through them in headless
 Chromium: a pending approval, the question's form showing the bridge's own

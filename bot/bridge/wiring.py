@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.bridge.presenter import Presenter
 from bot.clock import Clock
 from bot.novo.client import NovoClient
 from bot.policy.live import LivePolicy
@@ -24,7 +25,6 @@ from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
-from bot.slack.presenter import Presenter
 from bot.store import Store
 from bot.sync.engine import SyncEngine
 from bot.sync.lanes import SendLanes

@@ -1,9 +1,8 @@
 """How Slack's answers to an agent's questions come back, and the one import point for it all.
 
 The encoding (block ids, option values, action ids, widgets) lives in
-:mod:`bot.slack.question_encoding`, the input blocks and modal pages in
-:mod:`bot.slack.question_layout`; both are re-exported here so callers keep a
-single import point for everything about the question form.
+:mod:`bot.slack.render.question_encoding`, the input blocks and modal pages in
+:mod:`bot.slack.render.question_layout`; this module only reads what comes back.
 
 Rules the parser applies before anything is sent to Novo (documented here
 because the person filling the form sees their effect):
@@ -23,85 +22,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.novo.models import InputResponse, Interaction, Question, QuestionRequest
-from bot.slack.question_encoding import (
-    OTHER_LABEL,
+from bot.slack.render.question_encoding import (
     OTHER_VALUE,
-    QUICK_OPTIONS_MAX,
     VALUE_SEPARATOR,
-    Widget,
-    action_choice_value,
-    action_id_pattern,
     answer_block_id,
-    choice_count,
     decode_option_value,
     extra_text_block_id,
-    indexed_action_id,
-    interaction_id_of_value,
     is_quick_question,
-    option_value,
-    question_index_of,
-    quick_option_value,
-    widget_for,
 )
-from bot.slack.question_layout import (
-    NOTE_LABEL,
-    NOTE_PLACEHOLDER,
-    OTHER_PLACEHOLDER,
-    OTHER_TEXT_LABEL,
-    PAGE_RESERVED_BLOCKS,
-    PAGE_RESERVED_BYTES,
-    choice_options,
-    json_size,
-    option_object,
-    other_option,
-    page_layout,
+from bot.slack.render.question_layout import (
     page_questions,
-    question_blocks,
 )
-
-__all__ = [
-    "ERROR_OTHER_CONFLICT",
-    "ERROR_OTHER_EMPTY",
-    "ERROR_REQUIRED_CHOICE",
-    "ERROR_REQUIRED_TEXT",
-    "ERROR_STALE_OPTION",
-    "NOTE_LABEL",
-    "NOTE_PLACEHOLDER",
-    "OTHER_LABEL",
-    "OTHER_PLACEHOLDER",
-    "OTHER_TEXT_LABEL",
-    "OTHER_VALUE",
-    "PAGE_RESERVED_BLOCKS",
-    "PAGE_RESERVED_BYTES",
-    "QUICK_OPTIONS_MAX",
-    "VALUE_SEPARATOR",
-    "ParsedSubmission",
-    "Widget",
-    "action_choice_value",
-    "action_id_pattern",
-    "answer_block_id",
-    "choice_count",
-    "choice_options",
-    "decode_option_value",
-    "extra_text_block_id",
-    "indexed_action_id",
-    "interaction_id_of_value",
-    "is_quick_question",
-    "json_size",
-    "option_object",
-    "option_value",
-    "other_option",
-    "page_layout",
-    "page_questions",
-    "parse_action_choice",
-    "parse_quick_option",
-    "parse_submission",
-    "question_blocks",
-    "question_index_of",
-    "quick_option_value",
-    "summarize_answers",
-    "widget_for",
-]
 
 ERROR_REQUIRED_TEXT = "Please write an answer."
 ERROR_REQUIRED_CHOICE = "Please choose an answer."

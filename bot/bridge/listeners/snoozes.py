@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.services.container import Services
-from bot.slack.listeners import actor_of
+from bot.bridge.listeners import actor_of
+from bot.bridge.wiring import Services
 
 
 async def remind(

@@ -35,12 +35,12 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.clock_steps import ClockStepWatch, replan_jobs
+from bot.bridge.clock_steps import ClockStepWatch, replan_jobs
+from bot.bridge.wiring import Services
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.novo.probe import retrying
 from bot.policy.live import LivePolicy
-from bot.services.container import Services
 from bot.services.outcomes import OutcomeKind
 from bot.store import StoreFileError
 

@@ -23,22 +23,22 @@ from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot import __version__
+from bot.bridge.app import build_bolt_app
+from bot.bridge.health import Check, Running, add_health_routes
+from bot.bridge.http_guard import slack_request_guard
+from bot.bridge.inflight import InFlight
+from bot.bridge.jobs import BridgeJobs
+from bot.bridge.socket_mode import SocketConnection
+from bot.bridge.startup import StartupFailure
+from bot.bridge.wiring import Services
 from bot.clock import Clock, utc_now
 from bot.config import Settings, SettingsError
-from bot.health import Check, Running, add_health_routes
-from bot.metrics import install_slack_counter
 from bot.novo.client import NovoClient
 from bot.novo.probe import probe_novo
 from bot.policy.live import LivePolicy
-from bot.scheduling import BridgeJobs
-from bot.services.container import Services
-from bot.slack.app import build_bolt_app
+from bot.slack.call_metrics import install_slack_counter
 from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
 from bot.slack.gateway import SlackGateway, build_web_client
-from bot.slack.http_guard import slack_request_guard
-from bot.slack.inflight import InFlight
-from bot.slack.socket_mode import SocketConnection
-from bot.startup import StartupFailure
 from bot.store import Store, StoreOpenError
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.bridge.listeners import acknowledging, actor_of, services_of
+from bot.bridge.listeners.snoozes import remind
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
-from bot.slack.listeners import acknowledging, actor_of, services_of
-from bot.slack.listeners.snoozes import remind
 from bot.slack.render.approval import interaction_id_from_block_id
 
 

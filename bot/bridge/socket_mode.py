@@ -18,7 +18,7 @@ from slack_bolt.async_app import AsyncApp
 
 log = logging.getLogger(__name__)
 
-_sdk_log = logging.getLogger("bot.slack.socket_mode.sdk")
+_sdk_log = logging.getLogger("bot.bridge.socket_mode.sdk")
 
 
 class _NoTracebacks(logging.Filter):

@@ -7,8 +7,8 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
+from bot.bridge.listeners import actor_of, services_of
 from bot.slack.ids import ActionId
-from bot.slack.listeners import actor_of, services_of
 
 
 def register(app: AsyncApp) -> None:

@@ -1,0 +1,113 @@
+"""The package layout stays true: the top-level packages form no circle, and only
+the CLI starts the stand-ins.
+
+Read from the code's own imports (function-level and `TYPE_CHECKING` ones
+too, since a lazy import is still a dependency), counting each `bot.<package>`
+and each single module at `bot/` as one node.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+BOT = Path(__file__).resolve().parents[2] / "bot"
+TOOLS = frozenset({"sim", "localslack", "demo", "playground"})
+"""The stand-ins and the demo: started from the command line, never by the product."""
+MAY_START_TOOLS = frozenset({"cli", "__main__"})
+
+
+def _node(module: str, root: Path) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "bot" or len(parts) < 2:
+        return None
+    return parts[1] if (root / parts[1]).is_dir() or (root / f"{parts[1]}.py").is_file() else None
+
+
+def _imports(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            # `from bot import runtime` names a module of `bot` itself
+            if node.module == "bot":
+                yield from (f"bot.{alias.name}" for alias in node.names)
+
+
+def import_graph(root: Path = BOT) -> dict[str, dict[str, set[str]]]:
+    """node → node it imports → the files that do so."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(root.rglob("*.py")):
+        source = path.relative_to(root).parts[0].removesuffix(".py")
+        if source == "__init__":
+            continue
+        for module in _imports(path):
+            target = _node(module, root)
+            if target is not None and target != source:
+                edges = graph.setdefault(source, {})
+                edges.setdefault(target, set()).add(str(path.relative_to(root.parent)))
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+    """Each circle found by a depth-first walk, as the path that closes it."""
+    found: list[list[str]] = []
+    state: dict[str, str] = {}  # "open" while on the walk's path, "done" after
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = "open"
+        for target in sorted(graph.get(node, {})):
+            if state.get(target) == "open":
+                found.append([*path[path.index(target) :], target])
+            elif target not in state:
+                walk(target, [*path, target])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node, [node])
+    return found
+
+
+def _described(graph: dict[str, dict[str, set[str]]], circle: list[str]) -> str:
+    hops = itertools.pairwise(circle)
+    return " → ".join(circle) + "".join(
+        f"\n  {a} → {b}: {', '.join(sorted(graph[a][b])[:3])}" for a, b in hops
+    )
+
+
+def test_the_top_level_packages_form_no_circle() -> None:
+    graph = import_graph()
+    assert "bridge" in graph and "services" in graph["bridge"]  # the walk sees imports
+    found = cycles(graph)
+    assert not found, "\n".join(_described(graph, circle) for circle in found)
+
+
+def test_no_product_package_imports_a_stand_in() -> None:
+    graph = import_graph()
+    wrong = {
+        f"{source} → {target}: {sorted(files)}"
+        for source, targets in graph.items()
+        if source not in TOOLS | MAY_START_TOOLS
+        for target, files in targets.items()
+        if target in TOOLS
+    }
+    assert not wrong, wrong
+    assert {"sim", "demo"} <= set(graph["cli"])  # the CLI is what starts them
+
+
+def test_the_walk_finds_a_circle_and_a_stand_in_import(tmp_path: Path) -> None:
+    """The checks above are only as good as the walk: on a made-up tree it must see both."""
+    (tmp_path / "bot" / "alpha").mkdir(parents=True)
+    (tmp_path / "bot" / "sim").mkdir()
+    (tmp_path / "bot" / "alpha" / "a.py").write_text(
+        "def later() -> None:\n    from bot.beta import b\n"
+    )
+    (tmp_path / "bot" / "beta.py").write_text("from bot.alpha.a import later\nimport bot.sim\n")
+    (tmp_path / "bot" / "sim" / "__init__.py").write_text("")
+    graph = import_graph(tmp_path / "bot")
+    assert cycles(graph) == [["alpha", "beta", "alpha"]]
+    assert "sim" in graph["beta"]
