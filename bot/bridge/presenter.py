@@ -1,6 +1,7 @@
 """The one place that tells a person how their decision went.
 
-Services return a `DecisionOutcome`; this turns it into what the person sees.
+Services return a `DecisionOutcome` (facts); this has it worded
+(`render.outcomes`) and decides where the person sees it.
 A delivered decision needs no extra word (the message itself now shows it);
 everything else (already decided, refused, queued, gone, not theirs to
 decide) is an ephemeral message in the interaction's channel, visible only to
@@ -22,12 +23,12 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.services.acking import NOT_SAVED_TEXT
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.outcomes import DecisionOutcome, Notice, OutcomeKind, Refusal
 from bot.slack.click_reply import ClickReply
 from bot.slack.gateway import SlackGateway, is_user_id
 from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.slack.render.context import RenderedMessage
+from bot.slack.render.outcomes import NOTICES, outcome_text
 from bot.store import Store, TrackedInteraction
 from bot.store.errors import StoreFileError, TooLate
 
@@ -46,7 +47,7 @@ FAILED_TEXT = "That didn't go through, so nothing was sent. Try again in a momen
 def failure_text(error: BaseException) -> str:
     """What to tell a person whose click or command failed on our side."""
     if isinstance(error, SQLAlchemyError | StoreFileError | TooLate | OSError | TimeoutError):
-        return NOT_SAVED_TEXT
+        return NOTICES[Notice.NOT_SAVED]
     return FAILED_TEXT
 
 
@@ -67,9 +68,10 @@ def requester(body: object) -> tuple[str | None, str | None]:
     )
 
 
-def ephemeral_text(outcome: DecisionOutcome) -> str:
-    """The outcome's mrkdwn, made safe as everything we render is (see render.common)."""
-    return clean_text(defuse_mrkdwn(outcome.text))
+def ephemeral_text(text: str) -> str:
+    """Mrkdwn for one person, made safe as everything we render is (see render.common):
+    what a renderer escaped stays as it is, anything still raw can't ping or link."""
+    return clean_text(defuse_mrkdwn(text))
 
 
 class Presenter:
@@ -82,7 +84,7 @@ class Presenter:
         self, user_id: str, text: str, channel: str | None, reply: ClickReply | None = None
     ) -> None:
         """A word to one person: only they see it in a channel; in their DM without one."""
-        shown = ephemeral_text(DecisionOutcome(OutcomeKind.REJECTED, text))
+        shown = ephemeral_text(text)
         if (
             reply is not None
             and reply.ephemeral
@@ -99,13 +101,13 @@ class Presenter:
         self,
         user_id: str,
         interaction_id: str,
-        text: str,
+        refusal: Refusal,
         channel: str | None = None,
         reply: ClickReply | None = None,
     ) -> None:
         """Tell someone the policy does not let them decide this (nothing was recorded)."""
         await self.tell(
-            user_id, interaction_id, DecisionOutcome(OutcomeKind.REFUSED, text), channel, reply
+            user_id, interaction_id, DecisionOutcome(OutcomeKind.REFUSED, refusal), channel, reply
         )
 
     async def tell(
@@ -121,7 +123,7 @@ class Presenter:
             await self._replace_card(reply, interaction_id)
         if outcome.kind is OutcomeKind.DELIVERED:
             return
-        text = ephemeral_text(outcome)
+        text = ephemeral_text(outcome_text(outcome))
         if (
             reply is not None
             and reply.ephemeral
@@ -133,9 +135,7 @@ class Presenter:
         if channel is None:
             tracked = await self._store.get(interaction_id)
             if tracked is None:
-                log.warning(
-                    "no channel to tell %s about %s: %s", user_id, interaction_id, outcome.text
-                )
+                log.warning("no channel to tell %s about %s: %s", user_id, interaction_id, text)
                 return
             # routed to DMs: each person is told in their own DM, never in someone else's
             channel = user_id if is_user_id(tracked.channel) else tracked.channel

@@ -78,7 +78,7 @@ class Services:
         store.show_with(policy.shown)  # every record read to be shown has its secrets masked
         directory = SlackDirectory(slack.client)
         gate = DeciderGate(policy, directory, home_team, store=store, clock=clock)
-        visibility = Visibility(gate, directory, home_team, policy=policy)  # lists: who sees what
+        visibility = Visibility(gate, directory, home_team, policy)  # lists: who sees what
         lanes = SendLanes(post_rate=post_rate, update_rate_per_minute=update_rate)
         links = MessageLinks(slack, team_url)
         heavy = HeavyWork()  # type-ahead and Home renders take turns; clicks never wait
@@ -103,19 +103,15 @@ class Services:
             ),
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
-            forms=FormService(store, slack, gate=gate),
+            forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),
             reminders=ReminderService(store, slack, publisher, policy, clock),
             snoozes=SnoozeService(store, slack, publisher, clock),
             digests=DigestService(store, slack, publisher, links, policy, clock),
             links=links,
-            commands=CommandService(
-                store, policy, gate, publisher, links, clock, visibility=visibility
-            ),
-            home=HomeService(
-                store, slack, publisher, gate, links, clock, visibility=visibility, heavy=heavy
-            ),
+            commands=CommandService(store, policy, gate, publisher, links, clock, visibility),
+            home=HomeService(store, slack, publisher, gate, links, clock, visibility, heavy=heavy),
             type_ahead=TypeAheadService(store, gate, heavy),
             heavy=heavy,
             clock=clock,

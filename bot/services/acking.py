@@ -7,7 +7,7 @@ the outbox write) therefore runs under one deadline, `ACK_BUDGET_SECONDS` after
 the request arrived, which leaves the ack time to travel. Past it nothing is
 recorded (the store rolls back a transaction that ends late, see
 `StoreBase._transaction`), the ack goes anyway, and the person is told, only
-them, that nothing was sent: which part was slow decides the words.
+them, that nothing was sent: which part was slow decides what they are told.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
 from bot.store.errors import StoreFileError, TooLate
 
 log = logging.getLogger(__name__)
@@ -30,8 +30,8 @@ T = TypeVar("T")
 ACK_BUDGET_SECONDS = 2.5
 """Of Slack's 3 s, counted from the request's arrival."""
 
-SLOW_SLACK_TEXT = "Slack was slow to say who can decide; nothing was sent — try again."
-NOT_SAVED_TEXT = "This couldn't be saved, so nothing was sent. Try again in a moment."
+NOT_SAVED = DecisionOutcome(OutcomeKind.REJECTED, Notice.NOT_SAVED)
+"""Nothing was recorded: the store failed, or was too slow for the ack."""
 
 Send = Callable[[], Awaitable[None]]
 
@@ -105,13 +105,13 @@ async def before_ack(
         slow = "Slack" if stage.asking_slack else "the store"
         log.warning("nothing recorded: %s did not answer before Slack's ack deadline", slow)
         return DecisionOutcome(
-            OutcomeKind.REJECTED, SLOW_SLACK_TEXT if stage.asking_slack else NOT_SAVED_TEXT
+            OutcomeKind.REJECTED, Notice.SLACK_SLOW if stage.asking_slack else Notice.NOT_SAVED
         )
     except (StoreFileError, SQLAlchemyError, OSError) as exc:
         log.warning("nothing recorded: the store failed before the ack: %s", exc)
-        return DecisionOutcome(OutcomeKind.REJECTED, NOT_SAVED_TEXT)
+        return NOT_SAVED
     except Exception:
         log.exception("nothing recorded: handling the click failed before the ack")
-        return DecisionOutcome(OutcomeKind.REJECTED, NOT_SAVED_TEXT)
+        return NOT_SAVED
     finally:
         await window()

@@ -29,10 +29,10 @@ from bot.novo.models import (
     Interaction,
     ResolveInteractionBody,
 )
-from bot.services.acking import NOT_SAVED_TEXT, Acknowledge, Stage, before_ack, window_of
-from bot.services.deciders import UNCHECKED_TEXT, DeciderGate
-from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.outcomes import DecisionOutcome, Notice, OutcomeKind, Tally
+from bot.services.acking import NOT_SAVED, Acknowledge, Stage, before_ack, window_of
+from bot.services.deciders import UNCHECKED, DeciderGate
+from bot.services.decisions import DELIVERY_LEASE_SECONDS, UNKNOWN, DecisionService
 from bot.slack.directory import DirectoryUnavailable
 from bot.store import QueuedDecision, Store, Vote
 from bot.store.audit import AuditEvent
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 
 VERB_APPROVED = "Approved"
 VERB_DENIED = "Denied"
-SEALED_TEXT = "The approval was already sent with your vote."
 
 
 def approval_body(interaction_id: str, approve: bool) -> ResolveInteractionBody:
@@ -147,7 +146,7 @@ class ApprovalService:
         tracked = await self._store.get(interaction_id)
         ended = self._decisions.not_decidable(tracked)
         if ended is not None or tracked is None:
-            return ended or DecisionOutcome(OutcomeKind.UNKNOWN, "")
+            return ended or UNKNOWN
         route = self._gate.route(tracked.snapshot)
         if route.quorum <= 1 or tracked.kind != "approval_request":
             return await self._decisions.record(
@@ -171,7 +170,7 @@ class ApprovalService:
                     )
             except DirectoryUnavailable as exc:
                 log.warning("could not re-check the votes on %s: %s", interaction_id, exc)
-                return DecisionOutcome(OutcomeKind.REFUSED, UNCHECKED_TEXT, tracked.snapshot)
+                return DecisionOutcome(OutcomeKind.REFUSED, UNCHECKED, tracked.snapshot)
             dropped = stale_votes(others, list(verdicts))
         request = VoteRequest(
             interaction_id, Approval(actor, decision.note), route.quorum, body, decision, dropped
@@ -193,38 +192,27 @@ class ApprovalService:
         if ballot.closed:
             if snapshot is not None:
                 return await self._decisions.in_flight(interaction_id, snapshot)
-            return DecisionOutcome(OutcomeKind.IN_FLIGHT, "A decision on it is being delivered.")
+            return DecisionOutcome(OutcomeKind.IN_FLIGHT, Notice.ONE_ON_ITS_WAY)
         await self._publisher.refresh_soon_by_id(interaction_id)
-        tally = f"{len(ballot.standing)} of {cast.quorum}"
-        if not ballot.counted:
-            return DecisionOutcome(
-                OutcomeKind.VOTED, f"You already approved this one ({tally} approvals)."
-            )
-        still = cast.quorum - len(ballot.standing)
-        return DecisionOutcome(
-            OutcomeKind.VOTED,
-            f"Your approval is counted: {tally}. It goes to the agent when {still} more"
-            f" {'decider approves' if still == 1 else 'deciders approve'}.",
-        )
+        tally = Tally(len(ballot.standing), cast.quorum, counted=ballot.counted)
+        return DecisionOutcome(OutcomeKind.VOTED, tally)
 
     async def withdraw(self, interaction_id: str, actor: SlackActor) -> DecisionOutcome:
         """Take back a standing approval; refused once the quorum sealed it into a decision."""
         try:
             tracked = await self._store.get(interaction_id)
             if tracked is None or not tracked.is_open:
-                return DecisionOutcome(
-                    OutcomeKind.NOT_WAITING, "This one is no longer waiting: nothing to withdraw."
-                )
+                return DecisionOutcome(OutcomeKind.NOT_WAITING, Notice.ENDED_NO_VOTE)
             result = await self._store.withdraw_vote(interaction_id, actor.user_id, self._clock())
         except Exception:
             log.exception("could not withdraw %s's approval on %s", actor.user_id, interaction_id)
-            return DecisionOutcome(OutcomeKind.REJECTED, NOT_SAVED_TEXT)
+            return NOT_SAVED
         if result == "sealed":
-            return DecisionOutcome(OutcomeKind.REJECTED, SEALED_TEXT)
+            return DecisionOutcome(OutcomeKind.REJECTED, Notice.SEALED)
         if result == "none":
-            return DecisionOutcome(OutcomeKind.REJECTED, "You have no approval here to withdraw.")
+            return DecisionOutcome(OutcomeKind.REJECTED, Notice.NO_VOTE)
         await self._store.record(
             "vote_withdrawn", self._clock(), interaction_id=interaction_id, actor_id=actor.user_id
         )
         await self._publisher.refresh_soon_by_id(interaction_id)
-        return DecisionOutcome(OutcomeKind.VOTED, "Your approval is withdrawn.")
+        return DecisionOutcome(OutcomeKind.VOTED, Notice.WITHDRAWN)

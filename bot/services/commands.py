@@ -69,13 +69,12 @@ class CommandService:
         publisher: MessagePublisher,
         links: MessageLinks,
         clock: Clock,
-        *,
-        visibility: Visibility | None = None,
+        visibility: Visibility,
     ) -> None:
         self._store = store
         self._policy = policy
         self._gate = gate
-        self._visibility = visibility or Visibility(gate, None, None)
+        self._visibility = visibility
         self._publisher = publisher
         self._links = links
         self._clock = clock

@@ -19,23 +19,20 @@ from typing import TypeVar
 from bot.clock import Clock
 from bot.domain import SlackActor
 from bot.novo.models import Interaction
+from bot.outcomes import Refusal, RefusalKind
 from bot.policy.file import Deciders
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
 from bot.slack.directory import DirectoryUnavailable, Person, SlackDirectory
-from bot.slack.render.quorum import people_text
 from bot.store import Store
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-GUEST_TEXT = "Guests can't decide this one: the policy keeps it to full members of the workspace."
-EXTERNAL_TEXT = "People from other workspaces can't decide this one."
-UNCHECKED_TEXT = (
-    "Slack couldn't confirm who you are just now, so nothing was sent. Try again in a moment."
-)
-
+GUEST = Refusal(RefusalKind.GUEST)
+EXTERNAL = Refusal(RefusalKind.EXTERNAL)
+UNCHECKED = Refusal(RefusalKind.UNCHECKED)
 
 DROPPED_WORDS = {
     "not a decider": "not a decider since the policy changed",
@@ -56,19 +53,20 @@ async def _attempt(lookup: Awaitable[T]) -> T | DirectoryUnavailable:
         return exc
 
 
-def not_a_decider_text(deciders: Deciders) -> str:
-    return f"Only {people_text(deciders.users, deciders.groups)} can decide this."
+def not_a_decider(deciders: Deciders) -> Refusal:
+    """Refused, naming the rule's deciders so the person knows whom to ask."""
+    return Refusal(RefusalKind.NOT_A_DECIDER, tuple(deciders.users), tuple(deciders.groups))
 
 
 class DeciderGate:
     def __init__(
         self,
         policy: LivePolicy,
-        directory: SlackDirectory | None,
+        directory: SlackDirectory,
         home_team: str | None,
         *,
-        store: Store | None = None,
-        clock: Clock | None = None,
+        store: Store,
+        clock: Clock,
     ) -> None:
         self._policy = policy
         self._directory = directory
@@ -79,8 +77,8 @@ class DeciderGate:
     def route(self, interaction: Interaction) -> Route:
         return self._policy.route(interaction)
 
-    async def refusal(self, interaction: Interaction, actor: SlackActor) -> str | None:
-        """Why `actor` may not decide `interaction` (mrkdwn for them), or None if they may.
+    async def refusal(self, interaction: Interaction, actor: SlackActor) -> Refusal | None:
+        """Why `actor` may not decide `interaction`, or None if they may.
 
         A refusal is an event: it is logged with the user id and written to the
         audit trail. (`may_decide` asks the same question quietly, for lists.)
@@ -92,23 +90,22 @@ class DeciderGate:
         log.info(
             "refused %s on %s (rule %s): %s", actor.user_id, interaction.id, route.rule, why[0]
         )
-        if self._store is not None and self._clock is not None:
-            await self._store.record(
-                "refused",
-                self._clock(),
-                interaction_id=interaction.id,
-                actor_id=actor.user_id,
-                rule=route.rule,
-                why=why[0],
-            )
+        await self._store.record(
+            "refused",
+            self._clock(),
+            interaction_id=interaction.id,
+            actor_id=actor.user_id,
+            rule=route.rule,
+            why=why[0],
+        )
         return why[1]
 
-    async def _judged(self, route: Route, actor: SlackActor) -> tuple[str, str] | None:
+    async def _judged(self, route: Route, actor: SlackActor) -> tuple[str, Refusal] | None:
         try:
             return await self._why_not(route, actor)
         except DirectoryUnavailable as exc:
             log.warning("could not look %s up: %s", actor.user_id, exc)
-            return f"could not look them up ({exc})", UNCHECKED_TEXT
+            return f"could not look them up ({exc})", UNCHECKED
 
     async def may_decide(self, interaction: Interaction, actor: SlackActor) -> bool:
         """Whether `actor` may decide it, asked quietly (a list of what someone may decide)."""
@@ -126,19 +123,17 @@ class DeciderGate:
 
     async def _why_not(
         self, route: Route, actor: SlackActor, *, fresh: bool = False
-    ) -> tuple[str, str] | None:
-        """(a reason for the log, the words for the person), or None when allowed.
+    ) -> tuple[str, Refusal] | None:
+        """(a reason for the log, the refusal the person is told), or None when allowed.
 
         Slack is asked everything at once (the person, each group): one after another,
         three slow group look-ups alone would outlast Slack's 3 s.
         """
         if not route.allow_guests and self._foreign(actor.team_id):
-            return f"user of team {actor.team_id}", EXTERNAL_TEXT
+            return f"user of team {actor.team_id}", EXTERNAL
         deciders = route.deciders
         listed = deciders.anyone or actor.user_id in deciders.users
         directory = self._directory
-        if directory is None:
-            return None if listed else ("not a decider", not_a_decider_text(deciders))
         person: Awaitable[Person | None] = (
             _none() if route.allow_guests else directory.person(actor.user_id, fresh=fresh)
         )
@@ -151,9 +146,9 @@ class DeciderGate:
             raise who
         if who is not None:
             if who.guest:
-                return "a guest", GUEST_TEXT
+                return "a guest", GUEST
             if who.stranger or self._foreign(who.team_id):
-                return f"user of team {who.team_id} (stranger)", EXTERNAL_TEXT
+                return f"user of team {who.team_id} (stranger)", EXTERNAL
         if listed:
             return None
         if any(not isinstance(m, DirectoryUnavailable) and actor.user_id in m for m in memberships):
@@ -161,7 +156,7 @@ class DeciderGate:
         failed = next((m for m in memberships if isinstance(m, DirectoryUnavailable)), None)
         if failed is not None:
             raise failed
-        return "not a decider", not_a_decider_text(deciders)
+        return "not a decider", not_a_decider(deciders)
 
     def _foreign(self, team_id: str | None) -> bool:
         return bool(team_id and self._home_team and team_id != self._home_team)

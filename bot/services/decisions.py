@@ -37,10 +37,9 @@ from bot.novo.models import (
     ResolveInteractionBody,
 )
 from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body
+from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
-from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.reasons import slack_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.audit import AuditEvent
@@ -61,6 +60,22 @@ REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 
 # The display name of a Slack user, given a fallback (`SlackGateway.display_name`).
 NameLookup = Callable[[str, str | None], Awaitable[str]]
+
+
+UNKNOWN = DecisionOutcome(OutcomeKind.UNKNOWN, Notice.UNKNOWN)
+
+
+def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
+    """Why nothing can be decided on it any more (unknown, gone, ended), or None: what a
+    click is told, and what a form shows instead of opening."""
+    if tracked is None:
+        return UNKNOWN
+    if tracked.gone:
+        return DecisionOutcome(OutcomeKind.GONE, Notice.GONE)
+    if not tracked.snapshot.is_pending:
+        ended = Ended(tracked.snapshot, tracked.decided_in_slack)
+        return DecisionOutcome(OutcomeKind.NOT_WAITING, ended, tracked.snapshot)
+    return None
 
 
 async def _no_lookup(user_id: str, fallback: str | None) -> str:
@@ -141,7 +156,7 @@ class DecisionService:
         tracked = await self._store.get(interaction_id)
         refused = self.not_decidable(tracked)
         if refused is not None or tracked is None:
-            return refused or DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
+            return refused or UNKNOWN
         with stage.slack():
             why = await self._gate.refusal(tracked.snapshot, decision.actor)
         if why is not None:
@@ -149,9 +164,7 @@ class DecisionService:
         try:
             check_resolve_body(tracked.snapshot, body)
         except ResolveRuleError as exc:
-            return DecisionOutcome.with_detail(
-                OutcomeKind.REJECTED, "That answer can't be sent", exc.message
-            )
+            return DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(exc.message, by_novo=False))
         lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
         queued = await self._store.enqueue_decision(
             interaction_id, body, decision, lease, commit_by=commit_by
@@ -162,25 +175,13 @@ class DecisionService:
 
     @staticmethod
     def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
-        """Why nothing can be decided on it any more (unknown, gone, ended), or None."""
-        if tracked is None:
-            return DecisionOutcome(OutcomeKind.UNKNOWN, UNKNOWN_TEXT)
-        if tracked.gone:
-            return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
-        if not tracked.snapshot.is_pending:
-            text = describe_final_state(tracked.snapshot, tracked.decided_in_slack)
-            return DecisionOutcome(OutcomeKind.NOT_WAITING, text, tracked.snapshot)
-        return None
+        return not_decidable(tracked)
 
     async def in_flight(self, interaction_id: str, snapshot: Interaction) -> DecisionOutcome:
         """Someone else's decision on it is already on its way."""
         other = await self._store.open_decision(interaction_id)
-        who = f"<@{other.decision.actor.user_id}>" if other else "someone else"
-        return DecisionOutcome(
-            OutcomeKind.IN_FLIGHT,
-            f"{who} already decided this one; their decision is being delivered.",
-            snapshot,
-        )
+        by = other.decision.actor.user_id if other else None
+        return DecisionOutcome(OutcomeKind.IN_FLIGHT, InFlight(by), snapshot)
 
     async def record_many(
         self,
@@ -199,9 +200,7 @@ class DecisionService:
                 check_resolve_body(tracked.snapshot, body)
             except ResolveRuleError as exc:
                 results.append(
-                    DecisionOutcome.with_detail(
-                        OutcomeKind.REJECTED, "That answer can't be sent", exc.message
-                    )
+                    DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(exc.message, by_novo=False))
                 )
                 continue
             results.append(None)
@@ -219,9 +218,7 @@ class DecisionService:
             if queued is None:
                 final.append(
                     DecisionOutcome(
-                        OutcomeKind.IN_FLIGHT,
-                        "Someone else's decision on it is being delivered.",
-                        snapshots[tracked.id],
+                        OutcomeKind.IN_FLIGHT, Notice.OTHER_ON_ITS_WAY, snapshots[tracked.id]
                     )
                 )
                 continue
@@ -388,7 +385,7 @@ class DecisionService:
         await self._store.finish_decision(queued.id, "delivered", self._clock())
         await self._publisher.refresh_soon_by_id(interaction_id)
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
-        return DecisionOutcome(OutcomeKind.DELIVERED, f"{decision.verb}.", result)
+        return DecisionOutcome(OutcomeKind.DELIVERED, Delivered(decision.verb), result)
 
     async def _gone(self, queued: QueuedDecision) -> DecisionOutcome:
         await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
@@ -397,7 +394,7 @@ class DecisionService:
         )
         await self._store.mark_gone(queued.interaction_id, self._clock())
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
-        return DecisionOutcome(OutcomeKind.GONE, GONE_TEXT)
+        return DecisionOutcome(OutcomeKind.GONE, Notice.GONE)
 
     async def _rejected(self, queued: QueuedDecision, message: str) -> DecisionOutcome:
         await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
@@ -406,9 +403,7 @@ class DecisionService:
         )
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
         log.warning("Novo refused the decision on %s: %s", queued.interaction_id, message)
-        return DecisionOutcome.with_detail(
-            OutcomeKind.REJECTED, "Novo refused that answer", message
-        )
+        return DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(message, by_novo=True))
 
     async def _later(self, queued: QueuedDecision, error: str) -> DecisionOutcome:
         """Novo did not answer finally: keep the decision and try again after a while."""
@@ -430,11 +425,7 @@ class DecisionService:
             error,
             delay,
         )
-        return DecisionOutcome(
-            OutcomeKind.QUEUED,
-            "Couldn't reach Novo right now. Your decision is saved and will be delivered"
-            " as soon as Novo answers.",
-        )
+        return DecisionOutcome(OutcomeKind.QUEUED, Notice.QUEUED)
 
     def _rule_of(self, interaction: Interaction) -> str:
         return self._gate.route(interaction).rule
@@ -487,11 +478,9 @@ class DecisionService:
         await self._publisher.refresh_soon_by_id(interaction_id)
         tracked = await self._store.get(interaction_id)
         if current is None or tracked is None:
-            return DecisionOutcome(
-                OutcomeKind.CONFLICT, "Someone decided this one differently first."
-            )
-        text = describe_final_state(current, tracked.decided_in_slack)
-        return DecisionOutcome(OutcomeKind.CONFLICT, f"Not applied. {text}", current)
+            return DecisionOutcome(OutcomeKind.CONFLICT, Notice.DECIDED_FIRST)
+        ended = Ended(current, tracked.decided_in_slack, lost_race=True)
+        return DecisionOutcome(OutcomeKind.CONFLICT, ended, current)
 
     def _redelivery_delay(self, attempts: int) -> float:
         ceiling = min(self._redelivery_max, self._redelivery_base * (2**attempts))

@@ -24,19 +24,18 @@ from slack_sdk.errors import SlackApiError
 
 from bot.domain import SlackActor
 from bot.novo.models import Interaction
+from bot.outcomes import Refusal
 from bot.services.deciders import DeciderGate
-from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
+from bot.services.decisions import not_decidable
 from bot.slack.gateway import VIEW_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
-from bot.slack.render.modals import ReasonIntent, render_notice_modal, render_reason_modal
+from bot.slack.render.modals import ReasonIntent, render_reason_modal
+from bot.slack.render.outcomes import not_waiting_modal, too_large_modal, viewer_unknown_modal
 from bot.slack.render.question_modal import render_question_modal
 from bot.store import Store, TrackedInteraction
 
 log = logging.getLogger(__name__)
 
-NOT_WAITING_TITLE = "Nothing to answer"
-TOO_LARGE_TITLE = "Too large for Slack"
-TOO_LARGE_TEXT = "This form is too large for Slack to show. Please answer it in Novo."
 READ_REUSE_SECONDS = 1.0
 
 
@@ -45,8 +44,8 @@ class FormService:
         self,
         store: Store,
         slack: SlackGateway,
+        gate: DeciderGate,
         *,
-        gate: DeciderGate | None = None,
         read_reuse_seconds: float = READ_REUSE_SECONDS,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -91,17 +90,17 @@ class FormService:
     ) -> tuple[TrackedInteraction | None, dict[str, Any] | None]:
         """The tracked interaction if it still waits, else a notice view saying why not."""
         tracked = await self._read(interaction_id)
-        reason = why_not_waiting(tracked)
-        if reason is not None:
-            return None, render_notice_modal(NOT_WAITING_TITLE, reason)
+        ended = not_decidable(tracked)
+        if ended is not None:
+            return None, not_waiting_modal(ended.fact)
         return tracked, None
 
     async def open_reason_modal(
         self, trigger_id: str, interaction_id: str, intent: ReasonIntent, actor: SlackActor
-    ) -> str | None:
+    ) -> Refusal | None:
         """Open the reason form; or, for someone who may not decide, why not (nothing opens)."""
         tracked, notice = await self._waiting(interaction_id)
-        if tracked is not None and (refused := await self._refusal(tracked, actor)):
+        if tracked is not None and (refused := await self._gate.refusal(tracked.snapshot, actor)):
             return refused
         view = notice if tracked is None else render_reason_modal(tracked.snapshot, intent)
         assert view is not None
@@ -110,20 +109,15 @@ class FormService:
 
     async def open_answer_modal(
         self, trigger_id: str, interaction_id: str, actor: SlackActor
-    ) -> str | None:
+    ) -> Refusal | None:
         """Open the answer form; or, for someone who may not decide, why not (nothing opens)."""
         tracked, notice = await self._waiting(interaction_id)
-        if tracked is not None and (refused := await self._refusal(tracked, actor)):
+        if tracked is not None and (refused := await self._gate.refusal(tracked.snapshot, actor)):
             return refused
         view = notice if tracked is None else render_question_modal(tracked.snapshot, 0)
         assert view is not None
         await self._open(trigger_id, view)
         return None
-
-    async def _refusal(self, tracked: TrackedInteraction, actor: SlackActor) -> str | None:
-        if self._gate is None:
-            return None
-        return await self._gate.refusal(tracked.snapshot, actor)
 
     async def _open(self, trigger_id: str, view: dict[str, Any]) -> None:
         """Open `view`; one Slack refuses as too large becomes a notice saying so
@@ -135,27 +129,25 @@ class FormService:
             if error not in VIEW_REFUSED_ERRORS:
                 raise
             log.warning("Slack refused a %s view (%s); opening a notice", view.get("type"), error)
-            await self._slack.open_view(
-                trigger_id, render_notice_modal(TOO_LARGE_TITLE, TOO_LARGE_TEXT)
-            )
+            await self._slack.open_view(trigger_id, too_large_modal())
 
     async def input_viewer(
-        self, interaction_id: str, page: int, actor: SlackActor | None = None
+        self, interaction_id: str, page: int, actor: SlackActor
     ) -> dict[str, Any]:
         """The viewer shows the input even after the decision: it is a record, not a form."""
         tracked = await self._read(interaction_id)
         if tracked is None:
-            return render_notice_modal("Tool input", UNKNOWN_TEXT)
+            return viewer_unknown_modal()
         shown = await self._revealed(tracked, actor)
         last = input_viewer_page_count(shown) - 1
         revealed = shown is not tracked.snapshot
         return render_input_viewer(shown, max(0, min(page, last)), revealed=revealed)
 
-    async def _revealed(self, tracked: TrackedInteraction, actor: SlackActor | None) -> Interaction:
+    async def _revealed(self, tracked: TrackedInteraction, actor: SlackActor) -> Interaction:
         """The full values for a person the rule allows to decide, when it says
         `reveal: deciders` (this modal is theirs alone, never channel history);
         the masked record for everyone else."""
-        if actor is None or self._gate is None or tracked.record is tracked.snapshot:
+        if tracked.record is tracked.snapshot:
             return tracked.snapshot
         if self._gate.route(tracked.record).redact.reveal != "deciders":
             return tracked.snapshot
@@ -165,11 +157,11 @@ class FormService:
         return tracked.record
 
     async def open_input_viewer(
-        self, trigger_id: str, interaction_id: str, actor: SlackActor | None = None
+        self, trigger_id: str, interaction_id: str, actor: SlackActor
     ) -> None:
         await self._open(trigger_id, await self.input_viewer(interaction_id, 0, actor))
 
     async def show_input_page(
-        self, view_id: str, interaction_id: str, page: int, actor: SlackActor | None = None
+        self, view_id: str, interaction_id: str, page: int, actor: SlackActor
     ) -> None:
         await self._slack.update_view(view_id, await self.input_viewer(interaction_id, page, actor))

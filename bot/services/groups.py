@@ -24,6 +24,7 @@ from datetime import timedelta
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
 from bot.novo.models import TIMEOUT_REASON, Interaction, ResolveInteractionBody
+from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.approvals import (
     VERB_APPROVED,
@@ -33,14 +34,13 @@ from bot.services.approvals import (
     stale_votes,
     vote_events,
 )
-from bot.services.deciders import UNCHECKED_TEXT, DeciderGate
+from bot.services.deciders import DeciderGate
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.slack.directory import DirectoryUnavailable
 from bot.slack.gateway import SlackGateway
-from bot.slack.render.common import escape_mrkdwn
 from bot.slack.render.group import parse_group_ref
 from bot.slack.render.modals import render_deny_all_modal
+from bot.slack.render.outcomes import group_summary
 from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction, Vote
 from bot.store.audit import AuditEvent
 from bot.store.votes import VoteRequest
@@ -49,47 +49,40 @@ from bot.sync.publisher import MessagePublisher
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class GroupResult:
-    """What one Approve all / Deny all came to: the summary line and whether anything went."""
-
-    summary: str
-    decided: int
-    arrived_later: int = 0
-    """Items waiting that the clicked message did not offer: the clicker should look."""
-
-
-CHANGED_TEXT = (
-    "This group's message changed since you looked at it; nothing was sent. Look again at"
-    " what it lists now."
-)
-
-
-def arrived_later_text(count: int) -> str:
-    calls = "call arrived" if count == 1 else "calls arrived"
-    return f"{count} {calls} after you looked: review them first."
-
-
 @dataclass
 class _Batch:
     """What one Approve all / Deny all settled before its ack, to finish after it."""
 
     group: StepGroup
-    tally: Counter[str] = field(default_factory=Counter)
+    tally: Counter[ItemFate] = field(default_factory=Counter)
     queued: list[tuple[QueuedDecision, Interaction | None]] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
     voted: list[str] = field(default_factory=list)
     arrived_later: int = 0
 
 
-def _already(interaction: Interaction, in_slack: bool) -> str:
-    """How an item had ended before the click: 'was already denied elsewhere'."""
+ENDED_IN_SLACK = {"allow": ItemFate.APPROVED_IN_SLACK, "deny": ItemFate.DENIED_IN_SLACK}
+ENDED_ELSEWHERE = {"allow": ItemFate.APPROVED_ELSEWHERE, "deny": ItemFate.DENIED_ELSEWHERE}
+
+
+def _already(interaction: Interaction, in_slack: bool) -> ItemFate:
+    """How an item had ended before the click (e.g. denied elsewhere)."""
     if interaction.status == "cancelled":
         if interaction.reason == TIMEOUT_REASON:
-            return "had already expired"
-        return "was already cancelled"
-    what = {"allow": "approved", "deny": "denied"}.get(interaction.decision or "", "decided")
-    return f"was already {what} {'in Slack' if in_slack else 'elsewhere'}"
+            return ItemFate.EXPIRED
+        return ItemFate.CANCELLED
+    if in_slack:
+        return ENDED_IN_SLACK.get(interaction.decision or "", ItemFate.DECIDED_IN_SLACK)
+    return ENDED_ELSEWHERE.get(interaction.decision or "", ItemFate.DECIDED_ELSEWHERE)
+
+
+FATES = {
+    OutcomeKind.QUEUED: ItemFate.QUEUED,
+    OutcomeKind.IN_FLIGHT: ItemFate.TAKEN,
+    OutcomeKind.GONE: ItemFate.GONE,
+    OutcomeKind.REFUSED: ItemFate.NOT_YOURS,
+}
+"""What an item's outcome comes to in the summary, kinds not delivered nor ended."""
 
 
 class GroupService:
@@ -109,20 +102,20 @@ class GroupService:
         self._publisher = publisher
         self._clock = clock
 
-    async def open_deny_all(self, trigger_id: str, ref: str, actor: SlackActor) -> str | None:
+    async def open_deny_all(self, trigger_id: str, ref: str, actor: SlackActor) -> Notice | None:
         """Open Deny all's reason form; or say why there is nothing for this person to deny."""
         group_id, version = parse_group_ref(ref)
         listed = await self._store.group_view(group_id, version) if version else None
         if listed is None:
             await self._publisher.groups.refresh_soon_by_id(group_id)
-            return CHANGED_TEXT
+            return Notice.GROUP_CHANGED
         shown = set(listed)
         members = [m for m in await self._store.group_members(group_id) if m.id in shown]
         mine = [m for m in members if m.is_open and await self._gate.may_decide(m.snapshot, actor)]
         if not mine:
             if any(m.is_open for m in members):
-                return "None of the tool calls still waiting here are yours to decide."
-            return "Nothing in this group is waiting any more."
+                return Notice.GROUP_NONE_MINE
+            return Notice.GROUP_NONE_WAITING
         await self._slack.open_view(trigger_id, render_deny_all_modal(ref, len(mine)))
         return None
 
@@ -134,7 +127,7 @@ class GroupService:
         approve: bool,
         note: str | None = None,
         acknowledge: Acknowledge | None = None,
-    ) -> GroupResult:
+    ) -> GroupOutcome | DecisionOutcome:
         """Decide what the clicked version of the group message offered, of what `actor`
         may decide; `ref` is the button's value (group id and version)."""
         decision = SlackDecision(
@@ -149,7 +142,7 @@ class GroupService:
             lambda stage: self._prepare(ref, decision, approve, stage, window.deadline),
         )
         if isinstance(prepared, DecisionOutcome):
-            return GroupResult(prepared.text, 0)
+            return prepared
         return await self._finish(prepared, actor, approve)
 
     async def _prepare(
@@ -159,13 +152,11 @@ class GroupService:
         group_id, version = parse_group_ref(ref)
         group = await self._store.group(group_id)
         if group is None:
-            return DecisionOutcome(
-                OutcomeKind.UNKNOWN, "This group is no longer known to the bridge."
-            )
+            return DecisionOutcome(OutcomeKind.UNKNOWN, Notice.GROUP_UNKNOWN)
         listed = await self._store.group_view(group_id, version) if version else None
         if listed is None:
             await self._publisher.groups.refresh_soon_by_id(group_id)
-            return DecisionOutcome(OutcomeKind.REJECTED, CHANGED_TEXT)
+            return DecisionOutcome(OutcomeKind.REJECTED, Notice.GROUP_CHANGED)
         shown = set(listed)
         members = await self._store.group_members(group_id)
         batch = _Batch(group)
@@ -198,11 +189,11 @@ class GroupService:
                 await self._vote(batch, voting, decision, stage, commit_by)
             except DirectoryUnavailable as exc:
                 log.warning("could not re-check votes for approve all on %s: %s", group_id, exc)
-                batch.tally["not sent: " + UNCHECKED_TEXT] += len(voting)
+                batch.tally[ItemFate.UNCHECKED] += len(voting)
         return batch
 
     def _left_out(self, batch: _Batch, member: TrackedInteraction, actor: SlackActor) -> None:
-        batch.tally["not yours to decide"] += 1
+        batch.tally[ItemFate.NOT_YOURS] += 1
         batch.audit.append(
             AuditEvent(
                 "refused",
@@ -251,10 +242,10 @@ class GroupService:
             if ballot.queued is not None:
                 batch.queued.append((ballot.queued, member.snapshot))
             elif ballot.closed:
-                batch.tally["was being decided by someone else"] += 1
+                batch.tally[ItemFate.TAKEN] += 1
             else:
                 counted = ballot.counted
-                batch.tally["counted towards a quorum" if counted else "already had your vote"] += 1
+                batch.tally[ItemFate.COUNTED if counted else ItemFate.HAD_YOUR_VOTE] += 1
                 if counted:
                     batch.voted.append(member.id)
 
@@ -264,7 +255,7 @@ class GroupService:
         )
         return stale_votes(others, list(verdicts))
 
-    async def _finish(self, batch: _Batch, actor: SlackActor, approve: bool) -> GroupResult:
+    async def _finish(self, batch: _Batch, actor: SlackActor, approve: bool) -> GroupOutcome:
         """After the ack: audit, refresh what was voted on, deliver, sum it up."""
         await self._store.record_many(batch.audit)
         await self._store.record_many(
@@ -293,36 +284,16 @@ class GroupService:
                 actor.user_id,
                 outcome.kind.value,
             )
-        summary = self._summary(actor, approve, tally)
-        await self._store.set_group_outcome(group.id, summary, self._clock())
+        result = GroupOutcome(actor.user_id, approve, tally, batch.arrived_later)
+        # the group's message is re-rendered from the store: its summary line is kept worded
+        await self._store.set_group_outcome(group.id, group_summary(result), self._clock())
         await self._publisher.groups.refresh_soon_by_id(group.id)
-        decided = tally["approved"] + tally["denied"]
-        if batch.arrived_later:
-            summary = f"{summary} {arrived_later_text(batch.arrived_later)}"
-        return GroupResult(summary, decided, batch.arrived_later)
+        return result
 
     @staticmethod
-    def _word(outcome: DecisionOutcome, approve: bool) -> str:
+    def _word(outcome: DecisionOutcome, approve: bool) -> ItemFate:
         if outcome.kind is OutcomeKind.DELIVERED:
-            return "approved" if approve else "denied"
+            return ItemFate.APPROVED if approve else ItemFate.DENIED
         if outcome.kind in (OutcomeKind.CONFLICT, OutcomeKind.NOT_WAITING) and outcome.interaction:
             return _already(outcome.interaction, in_slack=False)
-        if outcome.kind is OutcomeKind.QUEUED:
-            return "will be sent when Novo answers"
-        if outcome.kind is OutcomeKind.IN_FLIGHT:
-            return "was being decided by someone else"
-        if outcome.kind is OutcomeKind.GONE:
-            return "no longer exists in Novo"
-        if outcome.kind is OutcomeKind.REFUSED:
-            return "not yours to decide"
-        return "could not be sent"
-
-    @staticmethod
-    def _summary(actor: SlackActor, approve: bool, tally: Counter[str]) -> str:
-        what = "Approve all" if approve else "Deny all"
-        order = ["approved", "denied"]
-        parts = [f"{tally[w]} {w}" for w in order if tally[w]]
-        parts += [f"{n} {escape_mrkdwn(w)}" for w, n in tally.items() if w not in order and n]
-        if not parts:
-            parts = ["nothing was waiting"]
-        return f"{what} by <@{actor.user_id}>: {', '.join(parts)}."
+        return FATES.get(outcome.kind, ItemFate.FAILED)

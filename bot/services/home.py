@@ -194,8 +194,8 @@ class HomeService:
         gate: DeciderGate,
         links: MessageLinks,
         clock: Clock,
+        visibility: Visibility,
         *,
-        visibility: Visibility | None = None,
         heavy: HeavyWork | None = None,
         publishes_per_tick: int = PUBLISHES_PER_TICK,
     ) -> None:
@@ -203,7 +203,7 @@ class HomeService:
         self._slack = slack
         self._publisher = publisher
         self._gate = gate
-        self._visibility = visibility or Visibility(gate, None, None)
+        self._visibility = visibility
         self._heavy = heavy or HeavyWork()
         self._links = links
         self._clock = clock

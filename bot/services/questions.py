@@ -21,10 +21,9 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
-from bot.services.acking import ACK_BUDGET_SECONDS, NOT_SAVED_TEXT, Acknowledge, AckWindow
-from bot.services.decisions import DecisionService
-from bot.services.describe import UNKNOWN_TEXT, why_not_waiting
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
+from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
+from bot.services.decisions import DecisionService, not_decidable
 from bot.slack.gateway import SlackGateway
 from bot.slack.question_answers import (
     ParsedSubmission,
@@ -33,7 +32,14 @@ from bot.slack.question_answers import (
     parse_submission,
 )
 from bot.slack.render.common import truncate
-from bot.slack.render.modals import render_notice_modal
+from bot.slack.render.outcomes import (
+    ANSWER_TITLE,
+    answer_notice_modal,
+    answer_sent_modal,
+    not_waiting_modal,
+    outcome_text,
+    submitting_modal,
+)
 from bot.slack.render.question_encoding import interaction_id_of_value
 from bot.slack.render.question_modal import (
     ModalRef,
@@ -46,8 +52,7 @@ log = logging.getLogger(__name__)
 
 VERB_ANSWERED = "Answered"
 VERB_DISMISSED = "Dismissed"
-RESULT_TITLE = "Answer the agent"
-SUBMITTING_TEXT = "⏳ Sending your answer to the agent…"
+CHOICE_GONE = DecisionOutcome(OutcomeKind.REJECTED, Notice.CHOICE_GONE)
 ACTION_LABEL_CHARS = 60
 RESULT_BUDGET_SECONDS = 2.0  # of Slack's 3 s: answering a submission with its outcome
 DRAFT_TTL = timedelta(hours=24)  # an abandoned multi-page form is forgotten after this
@@ -89,19 +94,20 @@ class QuestionService:
                 return await self._check_submission(view_id, private_metadata, state_values)
         except Exception:
             log.exception("could not check a form submission (view %s)", view_id)
-            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, NOT_SAVED_TEXT))
+            return SubmissionCheck(view=answer_notice_modal(Notice.NOT_SAVED))
 
     async def _check_submission(
         self, view_id: str, private_metadata: str, state_values: dict[str, Any]
     ) -> SubmissionCheck:
         ref = ModalRef.decode(private_metadata)
         if ref is None:
-            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, "This form is damaged."))
+            return SubmissionCheck(view=answer_notice_modal(Notice.FORM_DAMAGED))
         tracked = await self._store.get(ref.interaction_id)
-        reason = why_not_waiting(tracked)
-        if reason is not None or tracked is None:  # (the second test only narrows the type)
+        ended = not_decidable(tracked)
+        if ended is not None or tracked is None:  # (the second test only narrows the type)
             await self._store.drop_draft(view_id)
-            return SubmissionCheck(view=render_notice_modal(RESULT_TITLE, reason or UNKNOWN_TEXT))
+            fact = ended.fact if ended is not None else Notice.UNKNOWN
+            return SubmissionCheck(view=not_waiting_modal(fact, ANSWER_TITLE))
         parsed = parse_submission(tracked.snapshot, ref.page, state_values)
         if not isinstance(parsed, ParsedSubmission):
             return SubmissionCheck(errors=parsed, interaction_id=ref.interaction_id)
@@ -179,19 +185,20 @@ class QuestionService:
             outcome = decision.result()
             await acknowledge(await self._result_view(interaction_id, outcome))
             return outcome
-        await acknowledge(render_notice_modal(RESULT_TITLE, SUBMITTING_TEXT))
+        await acknowledge(submitting_modal())
         outcome = await decision
         await self._replace_view(view_id, await self._result_view(interaction_id, outcome))
         return outcome
 
     async def _result_view(self, interaction_id: str, outcome: DecisionOutcome) -> dict[str, Any]:
         if outcome.kind is OutcomeKind.DELIVERED:
-            return render_notice_modal(RESULT_TITLE, "✅ Your answer was sent to the agent.")
+            return answer_sent_modal()
         if outcome.kind is OutcomeKind.REJECTED:
             tracked = await self._store.get(interaction_id)
             if tracked is not None and tracked.snapshot.is_pending:
-                return render_question_modal(tracked.snapshot, 0, errors_note=outcome.text)
-        return render_notice_modal(RESULT_TITLE, outcome.text)
+                note = outcome_text(outcome)
+                return render_question_modal(tracked.snapshot, 0, errors_note=note)
+        return answer_notice_modal(outcome.fact)
 
     async def _replace_view(self, view_id: str, view: dict[str, Any]) -> None:
         try:
@@ -207,9 +214,7 @@ class QuestionService:
         if response is None:
             if acknowledge is not None:
                 await acknowledge()
-            return interaction_id, DecisionOutcome(
-                OutcomeKind.REJECTED, "That choice is no longer offered."
-            )
+            return interaction_id, CHOICE_GONE
         tracked = await self._store.get(interaction_id)
         request = tracked.snapshot.request if tracked else None
         action = request.action(response.request_id) if request else None
@@ -227,9 +232,7 @@ class QuestionService:
         if response is None:
             if acknowledge is not None:
                 await acknowledge()
-            return interaction_id, DecisionOutcome(
-                OutcomeKind.REJECTED, "That choice is no longer offered."
-            )
+            return interaction_id, CHOICE_GONE
         return interaction_id, await self.answer(interaction_id, [response], actor, acknowledge)
 
     async def dismiss(

@@ -75,10 +75,9 @@ class Visibility:
     def __init__(
         self,
         gate: DeciderGate,
-        directory: SlackDirectory | None,
+        directory: SlackDirectory,
         home_team: str | None,
-        *,
-        policy: LivePolicy | None = None,
+        policy: LivePolicy,
     ) -> None:
         self._gate = gate
         self._directory = directory
@@ -89,9 +88,7 @@ class Visibility:
 
     def route(self, tracked: TrackedInteraction) -> Route:
         """The route the policy in force gives it; kept while neither the record nor the
-        policy changed (when told the live policy to know that by)."""
-        if self._policy is None:
-            return self._gate.route(tracked.snapshot)
+        policy changed."""
         policy = self._policy.current
         kept = self._routes.get(tracked.id)
         if kept is not None and kept[0] == tracked.record_version and kept[1] is policy:
@@ -106,8 +103,6 @@ class Visibility:
         """Who is looking: an outsider unless Slack says they are a full member here."""
         if actor.team_id and self._home_team and actor.team_id != self._home_team:
             return Viewer(actor, outsider=True)
-        if self._directory is None:
-            return Viewer(actor, outsider=False)
         try:
             person = await self._directory.person(actor.user_id)
         except DirectoryUnavailable:

@@ -16,6 +16,8 @@ from bot.localslack import LocalSlack, StoredView, start_local_slack
 from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.home import HomeService
+from bot.services.visibility import Visibility
+from bot.slack.directory import SlackDirectory
 from bot.slack.gateway import SlackGateway, build_web_client
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.links import MessageLinks
@@ -223,9 +225,11 @@ async def home_parts(tmp_path: Path) -> AsyncIterator[tuple[Store, LocalSlack, H
         gateway = SlackGateway(build_web_client(slack.bot_token, slack.api_url))
         policy = LivePolicy(CHANNEL)
         publisher = MessagePublisher(store, gateway, utc_now, policy=policy)
-        gate = DeciderGate(policy, None, None)
+        directory = SlackDirectory(gateway.client)
+        gate = DeciderGate(policy, directory, None, store=store, clock=utc_now)
+        visibility = Visibility(gate, directory, None, policy)
         links = MessageLinks(gateway, "https://novo-local.slack.com/")
-        yield store, slack, HomeService(store, gateway, publisher, gate, links, utc_now)
+        yield store, slack, HomeService(store, gateway, publisher, gate, links, utc_now, visibility)
 
 
 async def test_a_refresh_publishes_a_few_tabs_and_only_changed_ones(

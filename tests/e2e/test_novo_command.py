@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.clock import utc_now
 from bot.domain import SlackActor
 from bot.localslack import StoredEphemeral
 from bot.policy.live import LivePolicy
@@ -224,7 +225,8 @@ async def test_a_list_slack_is_too_slow_to_check_says_it_may_be_missing_some(
     assert loop.bridge.services is not None
     policy = LivePolicy(CHANNEL)
     client = AsyncWebClient(token=loop.slack.bot_token, base_url=loop.slack.api_url)
-    gate = DeciderGate(policy, SlackDirectory(client), "T0LOCAL")
+    store = loop.bridge.services.store
+    gate = DeciderGate(policy, SlackDirectory(client), "T0LOCAL", store=store, clock=utc_now)
     finder = PendingFinder(loop.bridge.services.store, gate, policy)
     ada = SlackActor("U0ADA", "Ada Lovelace", team_id="T0LOCAL")
     loop.slack.delay_method("users.info", 1.0)

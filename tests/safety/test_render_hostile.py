@@ -14,14 +14,14 @@ import pytest
 
 from bot.bridge.presenter import ephemeral_text
 from bot.domain import SlackActor, SlackDecision
-from bot.services.describe import describe_final_state
-from bot.services.outcomes import DecisionOutcome, OutcomeKind
+from bot.outcomes import BadAnswer, DecisionOutcome, Ended, OutcomeKind
 from bot.slack.ids import ActionId
 from bot.slack.render.common import ELLIPSIS, REPLACEMENT, clean_text
 from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.message import fingerprint, render_message
 from bot.slack.render.modals import ReasonIntent, render_notice_modal, render_reason_modal
+from bot.slack.render.outcomes import describe_final_state, outcome_text
 from bot.slack.render.question_modal import (
     question_modal_page_count,
     render_question_modal,
@@ -144,20 +144,22 @@ def test_already_chose_names_the_label_escaped() -> None:
     text = describe_final_state(resolved, CHOSE)
     assert text.startswith("<@U0ADA> already chose “")
     assert "<!channel>" not in text and "<https://evil" not in text
-    said = ephemeral_text(DecisionOutcome(OutcomeKind.NOT_WAITING, text))
+    said = ephemeral_text(
+        outcome_text(DecisionOutcome(OutcomeKind.NOT_WAITING, Ended(resolved, CHOSE)))
+    )
+    assert said == ephemeral_text(text)
     assert_clean(said)
     assert "<@U0ADA>" in said and "&amp;amp;" not in said
 
 
 def test_novo_error_text_is_escaped_once() -> None:
-    outcome = DecisionOutcome.with_detail(
-        OutcomeKind.REJECTED, "Novo refused that answer", "<!channel> a & b <https://x|y>"
+    outcome = DecisionOutcome(
+        OutcomeKind.REJECTED, BadAnswer("<!channel> a & b <https://x|y>", by_novo=True)
     )
-    assert (
-        outcome.text == "Novo refused that answer: &lt;!channel&gt; a &amp; b &lt;https://x|y&gt;"
-    )
+    text = outcome_text(outcome)
+    assert text == "Novo refused that answer: &lt;!channel&gt; a &amp; b &lt;https://x|y&gt;"
     assert outcome.detail == "<!channel> a & b <https://x|y>"
-    assert ephemeral_text(outcome) == outcome.text
+    assert ephemeral_text(text) == text
     # a text built before escaping was wired in is still defused on the way out
-    raw = DecisionOutcome(OutcomeKind.REJECTED, "Novo refused that answer: <!channel> & co")
+    raw = "Novo refused that answer: <!channel> & co"
     assert ephemeral_text(raw) == "Novo refused that answer: &lt;!channel&gt; &amp; co"

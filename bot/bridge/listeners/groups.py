@@ -8,8 +8,16 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.bridge.listeners import acknowledging, actor_of, services_of
 from bot.bridge.listeners.approvals import channel_of, reason_of
+from bot.outcomes import DecisionOutcome, GroupOutcome
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId
+from bot.slack.render.outcomes import NOTICES, group_reply_text
+
+
+def must_look(result: GroupOutcome | DecisionOutcome) -> bool:
+    """Whether the clicker is told: nothing went, or items arrived they did not see
+    (the group's message shows the rest)."""
+    return isinstance(result, DecisionOutcome) or not result.decided or bool(result.arrived_later)
 
 
 def register(app: AsyncApp) -> None:
@@ -22,9 +30,9 @@ def register(app: AsyncApp) -> None:
         result = await services.groups.decide_all(
             str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack, context)
         )
-        if not result.decided or result.arrived_later:
+        if must_look(result):
             await services.presenter.say(
-                actor.user_id, result.summary, channel_of(body), reply_of(body)
+                actor.user_id, group_reply_text(result), channel_of(body), reply_of(body)
             )
 
     @app.action(ActionId.DENY_ALL)
@@ -38,7 +46,9 @@ def register(app: AsyncApp) -> None:
             body["trigger_id"], str(action["value"]), actor
         )
         if refused:
-            await services.presenter.say(actor.user_id, refused, channel_of(body), reply_of(body))
+            await services.presenter.say(
+                actor.user_id, NOTICES[refused], channel_of(body), reply_of(body)
+            )
 
     @app.view(CallbackId.DENY_ALL_MODAL)
     async def submit_deny_all(
@@ -53,5 +63,5 @@ def register(app: AsyncApp) -> None:
             note=reason_of(view),
             acknowledge=acknowledging(ack, context),
         )
-        if not result.decided or result.arrived_later:
-            await services.presenter.say(actor.user_id, result.summary, None)
+        if must_look(result):
+            await services.presenter.say(actor.user_id, group_reply_text(result), None)
