@@ -66,7 +66,7 @@ class Cast:
 
 
 def stale_votes(others: list[Vote], verdicts: list[str | None]) -> dict[str, str]:
-    """The voters who no longer qualify, with the message's words for why."""
+    """The voters who no longer qualify, with the reason why (the message words it)."""
     return {v.user_id: why for v, why in zip(others, verdicts, strict=True) if why is not None}
 
 

@@ -34,12 +34,6 @@ GUEST = Refusal(RefusalKind.GUEST)
 EXTERNAL = Refusal(RefusalKind.EXTERNAL)
 UNCHECKED = Refusal(RefusalKind.UNCHECKED)
 
-DROPPED_WORDS = {
-    "not a decider": "not a decider since the policy changed",
-    "a guest": "a guest now",
-}
-"""How the message says why a standing vote no longer counts, by the log's reason."""
-
 
 async def _none() -> None:
     return None
@@ -112,14 +106,15 @@ class DeciderGate:
         return await self._judged(self._policy.route(interaction), actor) is None
 
     async def no_longer_counts(self, interaction: Interaction, voter: SlackActor) -> str | None:
-        """Why a standing vote's giver may not decide it today (words for the message), or
-        None while they still may. Asked of every other vote when one would complete a
-        quorum, fresh from Slack (`DirectoryUnavailable` when Slack can't say)."""
+        """Why a standing vote's giver may not decide it today (the log's reason, which the
+        message words), or None while they still may. Asked of every other vote when one
+        would complete a quorum, fresh from Slack (`DirectoryUnavailable` when Slack can't
+        say)."""
         route = self._policy.route(interaction)
         why = await self._why_not(route, voter, fresh=True)
         if why is None:
             return None
-        return DROPPED_WORDS.get(why[0], why[0])
+        return why[0]
 
     async def _why_not(
         self, route: Route, actor: SlackActor, *, fresh: bool = False

@@ -35,11 +35,12 @@ from bot.metrics import SNOOZES
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext
 from bot.slack.render.snooze import (
-    NOT_WAITING_TEXT,
+    SnoozeAnswer,
     SnoozeFacts,
+    SnoozeKept,
+    SnoozeNotWaiting,
+    SnoozeTooLate,
     render_snooze_reminder,
-    snooze_refused_text,
-    snooze_set_text,
 )
 from bot.slack.render.snooze_choices import CHOICES, SnoozeChoice, choice_for
 from bot.slack.render.status import accepts_decisions
@@ -78,25 +79,25 @@ class SnoozeService:
         """Whether an overflow option's value is one of the "Remind me" choices."""
         return choice_for(value, self._choices) is not None
 
-    async def snooze(self, interaction_id: str, user_id: str, value: str) -> str:
-        """Keep `user_id`'s choice `value` on the interaction; the words to tell them."""
+    async def snooze(self, interaction_id: str, user_id: str, value: str) -> SnoozeAnswer:
+        """Keep `user_id`'s choice `value` on the interaction; what to tell them of it."""
         choice = choice_for(value, self._choices)
         if choice is None:
             raise ValueError(f"not a Remind me choice: {value!r}")
         now = self._clock()
         tracked = await self._store.get(interaction_id)
         if tracked is None or await self._still_waiting(tracked, now) is None:
-            return NOT_WAITING_TEXT
+            return SnoozeNotWaiting()
         expires = tracked.snapshot.expires_at
         due = choice.due_at(now, expires)
         if due is None or not choice.accepts(now, expires):
-            return snooze_refused_text(choice, now, expires)
+            return SnoozeTooLate(choice, now, expires)
         added = await self._store.add_snooze(interaction_id, user_id, due, now)
         if added is None:
-            return NOT_WAITING_TEXT
+            return SnoozeNotWaiting()
         snooze, replaced = added
         log.info("snooze %d: %s on %s due %s", snooze.id, user_id, interaction_id, due)
-        return snooze_set_text(choice, due, replaced.due_at if replaced is not None else None)
+        return SnoozeKept(choice, due, replaced.due_at if replaced is not None else None)
 
     async def run_due(self) -> int:
         """Claim the snoozes due now and queue their DMs; returns how many were queued."""

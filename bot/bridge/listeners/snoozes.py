@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.bridge.listeners import actor_of
 from bot.bridge.wiring import Services
+from bot.slack.render.snooze import snooze_answer_text
 
 
 async def remind(
@@ -17,5 +18,5 @@ async def remind(
 ) -> None:
     """The person is told in the message's channel, only to them, what was set or why not."""
     user_id = actor_of(services, body).user_id
-    text = await services.snoozes.snooze(interaction_id, user_id, chosen)
-    await services.presenter.note(user_id, channel, text)
+    answer = await services.snoozes.snooze(interaction_id, user_id, chosen)
+    await services.presenter.note(user_id, channel, snooze_answer_text(answer))

@@ -18,6 +18,12 @@ SHOWN_APPROVERS = 10
 QUORUM_TEXT = 800
 """Room the line may take: it shares the message's text budget with the record."""
 ICON = "🗳️"
+DROPPED_WORDS = {
+    "not a decider": "not a decider since the policy changed",
+    "a guest": "a guest now",
+}
+"""How the message says why a standing vote no longer counts, by the reason the store
+keeps (any other reason, e.g. a stranger's team, reads as it was written)."""
 
 
 def people_text(users: Sequence[str], groups: Sequence[str]) -> str:
@@ -33,7 +39,8 @@ def people_text(users: Sequence[str], groups: Sequence[str]) -> str:
 def dropped_text(quorum: QuorumState) -> str:
     """`<@U0ADA>'s approval no longer counts: not a decider since the policy changed`."""
     return " · ".join(
-        f"<@{actor.user_id}>'s approval no longer counts: {escape_mrkdwn(why)}"
+        f"<@{actor.user_id}>'s approval no longer counts:"
+        f" {escape_mrkdwn(DROPPED_WORDS.get(why, why))}"
         for actor, why in quorum.dropped[:SHOWN_APPROVERS]
     )
 

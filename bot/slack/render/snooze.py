@@ -44,6 +44,43 @@ class SnoozeFacts:
     link: str | None
 
 
+@dataclass(frozen=True)
+class SnoozeKept:
+    """A "Remind me" choice kept: due then, replacing the person's reminder due `replaced`."""
+
+    choice: SnoozeChoice
+    due_at: datetime
+    replaced: datetime | None
+
+
+@dataclass(frozen=True)
+class SnoozeTooLate:
+    """A choice refused: it would fall due after the expiry (an old menu), or there is
+    no deadline to count back from."""
+
+    choice: SnoozeChoice
+    now: datetime
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SnoozeNotWaiting:
+    """A choice on an interaction that no longer waits: nothing kept."""
+
+
+SnoozeAnswer = SnoozeKept | SnoozeTooLate | SnoozeNotWaiting
+
+
+def snooze_answer_text(answer: SnoozeAnswer) -> str:
+    """What the person who chose is told, only them."""
+    match answer:
+        case SnoozeKept(choice=choice, due_at=due_at, replaced=replaced):
+            return snooze_set_text(choice, due_at, replaced)
+        case SnoozeTooLate(choice=choice, now=now, expires_at=expires_at):
+            return snooze_refused_text(choice, now, expires_at)
+    return NOT_WAITING_TEXT
+
+
 def _time(at: datetime) -> str:
     return date_token(at, TIME_FORMAT)
 
