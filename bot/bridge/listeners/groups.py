@@ -11,7 +11,7 @@ from bot.bridge.listeners.approvals import channel_of, reason_of
 from bot.outcomes import DecisionOutcome, GroupOutcome
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId
-from bot.slack.render.outcomes import NOTICES, group_reply_text
+from bot.slack.render.outcomes import fact_text, group_reply_text
 
 
 def must_look(result: GroupOutcome | DecisionOutcome) -> bool:
@@ -47,7 +47,7 @@ def register(app: AsyncApp) -> None:
         )
         if refused:
             await services.presenter.say(
-                actor.user_id, NOTICES[refused], channel_of(body), reply_of(body)
+                actor.user_id, fact_text(refused), channel_of(body), reply_of(body)
             )
 
     @app.view(CallbackId.DENY_ALL_MODAL)
