@@ -21,7 +21,8 @@ import sys
 import time
 from typing import Any
 
-from bench.harness import CHANNEL, Rig, checking, running_rig, wait_for
+from bench.harness import CHANNEL, Rig, running_rig
+from tests.support import wait_until
 
 GROUP_EVENT = "novo_step_group"
 
@@ -66,7 +67,7 @@ async def _create_siblings(rig: Rig, count: int) -> set[str]:
 
 async def measure(siblings: int, after: float, watch: float, post_rate: float, poll: float) -> None:
     async with running_rig(poll, post_rate=post_rate) as rig:
-        await wait_for(checking(lambda: rig.jobs.leading or None), within=10, what="leading")
+        await wait_until(lambda: rig.jobs.leading or None, timeout=10, message="leading")
         group = await _create_siblings(rig, siblings)
         listed_at = time.time()  # the next poll finds them all
         await asyncio.sleep(after)
@@ -80,8 +81,8 @@ async def measure(siblings: int, after: float, watch: float, post_rate: float, p
             return None
 
         try:
-            posted_at: float | None = await wait_for(
-                checking(unrelated_posted), within=watch, what="the unrelated approval posted"
+            posted_at: float | None = await wait_until(
+                unrelated_posted, timeout=watch, message="the unrelated approval posted"
             )
         except TimeoutError:
             posted_at = None

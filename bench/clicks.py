@@ -36,10 +36,10 @@ from bench.harness import (
     Summary,
     epoch_of,
     summarize,
-    wait_for,
 )
 from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from tests.support import wait_until
 
 DEFAULT_APPROVALS = 200
 DEFAULT_CONCURRENCY = 16
@@ -77,7 +77,10 @@ async def _posted(world: Loopback, ids: list[str]) -> dict[str, str]:
                 shown[str(payload["interaction_id"])] = message.ts
         return shown if len(shown) == len(wanted) else None
 
-    return await wait_for(all_posted, within=DEADLINE_SECONDS, what="every approval posted")
+    shown: dict[str, str] = await wait_until(
+        all_posted, timeout=DEADLINE_SECONDS, message="every approval posted"
+    )
+    return shown
 
 
 async def _resolved_at(world: Loopback, ids: list[str]) -> dict[str, float]:
@@ -92,7 +95,10 @@ async def _resolved_at(world: Loopback, ids: list[str]) -> dict[str, float]:
                 done.setdefault(paths[entry["path"]], epoch_of(str(entry["at"])))
         return done if len(done) == len(ids) else None
 
-    return await wait_for(all_resolved, within=DEADLINE_SECONDS, what="every click resolved")
+    resolved: dict[str, float] = await wait_until(
+        all_resolved, timeout=DEADLINE_SECONDS, message="every click resolved"
+    )
+    return resolved
 
 
 async def _measure(label: str, db: str, replicas: int, options: Options) -> Result:

@@ -8,12 +8,10 @@ tuned for fast tests would not say what a deployment sees.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import statistics
 import tempfile
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,7 +36,6 @@ SIGNING_SECRET = "bench-signing-secret"
 CHANNEL = "C0BENCH"
 USER_ID = "U0BENCH"
 DEFAULT_POLL_SECONDS = float(Settings.model_fields["poll_seconds"].default)
-WAIT_INTERVAL_SECONDS = 0.01
 HTTP_TIMEOUT_SECONDS = 30.0
 RESOLVE_PATH = "/v1/interactions/{id}/resolve"
 
@@ -137,29 +134,6 @@ async def running_rig(
                     yield Rig(sim, slack, bridge, driver, http)
             finally:
                 await bridge.stop()
-
-
-async def wait_for(probe: Callable[[], Awaitable[T | None]], *, within: float, what: str) -> T:
-    """Re-check `probe` every 10 ms until it gives something; fail naming `what` at the deadline.
-
-    The interval bounds how late a condition can be noticed; figures are taken
-    from the servers' own timestamps where they have them, so it only costs CPU.
-    """
-    deadline = time.monotonic() + within
-    while (result := await probe()) is None:
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"{what} not seen within {within:.1f}s")
-        await asyncio.sleep(WAIT_INTERVAL_SECONDS)
-    return result
-
-
-def checking(probe: Callable[[], T | None]) -> Callable[[], Awaitable[T | None]]:
-    """An in-process check (no I/O) as the probe `wait_for` takes."""
-
-    async def check() -> T | None:
-        return probe()
-
-    return check
 
 
 def has_action(blocks: Sequence[dict[str, Any]], action_id: str) -> bool:

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import httpx
 
-from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET, checking, wait_for
+from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
 from bot.localslack.server import start_local_slack
 from bot.sim.server import start_sim
+from tests.support import wait_until
 
 POLL_SECONDS = 1.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -81,10 +82,10 @@ async def measure(pending: int, window: float) -> None:
             )
             try:
                 began = time.monotonic()
-                await wait_for(
-                    checking(lambda: len(slack.calls("chat.postMessage")) >= pending or None),
-                    within=pending / 20 + 60,
-                    what=f"{pending} posts",
+                await wait_until(
+                    lambda: len(slack.calls("chat.postMessage")) >= pending or None,
+                    timeout=pending / 20 + 60,
+                    message=f"{pending} posts",
                 )
                 posted_in = time.monotonic() - began
                 await asyncio.sleep(3 * POLL_SECONDS)  # let the last updates settle

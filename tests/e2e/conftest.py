@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,26 +25,12 @@ from bot.localslack.server import LocalSlack, start_local_slack
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import TrackedInteraction
-from tests.support import wait_until
+from tests.support import FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
 API_KEY = "novo-e2e-key"
 CHANNEL = "C0APPROVALS"
 POLL_SECONDS = 0.1
-
-
-@dataclass
-class MovableClock:
-    """The bridge's clock: real time, plus an offset a scenario may move forward to skip a
-    wait (a snooze "in 15 min"). Novo's clock is not moved: its deadlines stay real."""
-
-    offset: timedelta = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return utc_now() + self.offset
-
-    def forward(self, by: timedelta) -> None:
-        self.offset += by
 
 
 @dataclass
@@ -58,7 +43,7 @@ class Loop:
     driver: SlackDriver
     settings: Settings
     http: httpx.AsyncClient
-    clock: MovableClock = field(default_factory=MovableClock)
+    clock: FakeClock = field(default_factory=FakeClock)  # real time, moved to skip a wait
     workdir: Path | None = None
 
     async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
@@ -295,7 +280,7 @@ async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterato
         settings = bridge_settings(sim, slack, workdir / "bridge.db")
         if db is not None:
             settings = settings.model_copy(update={"db_path": db})
-        clock = MovableClock()
+        clock = FakeClock()
         bridge = fast_bridge(settings, clock)
         await bridge.start()
         assert bridge.url is not None

@@ -10,8 +10,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.localslack import LocalSlack
-from tests.localslack.conftest import FakeClock
 from tests.localslack.kit import section
+from tests.support import FakeClock
 
 CHANNEL = "C0APPROVALS"
 OTHER = "C0OTHER"
