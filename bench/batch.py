@@ -28,14 +28,12 @@ WITHIN_SECONDS = 120.0
 
 
 async def _siblings(rig: Rig, run: str, size: int) -> list[str]:
-    await rig.http.post(
-        f"{rig.sim.url}/_sim/faults", json={"routes": "list", "errorRate": 1.0, "status": 503}
-    )
+    await rig.control.faults(routes="list", errorRate=1.0, status=503)
     ids = [
         await rig.create_approval(runId=run, stepNumber=1, toolName=f"deploy_{n:03d}")
         for n in range(size)
     ]
-    await rig.http.post(f"{rig.sim.url}/_sim/faults", json={})
+    await rig.control.faults()
     return ids
 
 

@@ -47,9 +47,7 @@ def _cards(rig: Rig, siblings: set[str]) -> list[float]:
 
 async def _create_siblings(rig: Rig, count: int) -> set[str]:
     """`count` approvals of one step, created while listing fails, so one poll finds all."""
-    await rig.http.post(
-        f"{rig.sim.url}/_sim/faults", json={"routes": "list", "errorRate": 1.0, "status": 503}
-    )
+    await rig.control.faults(routes="list", errorRate=1.0, status=503)
     created = set()
     for n in range(count):
         created.add(
@@ -61,7 +59,7 @@ async def _create_siblings(rig: Rig, count: int) -> set[str]:
                 expiresInSeconds=3600,
             )
         )
-    await rig.http.post(f"{rig.sim.url}/_sim/faults", json={})
+    await rig.control.faults()
     return created
 
 

@@ -38,6 +38,7 @@ from bench.harness import (
     summarize,
 )
 from bot.localslack.driver import SlackDriver
+from bot.sim.control import SimControl
 from bot.slack.ids import ActionId
 from tests.support import wait_until
 
@@ -88,9 +89,8 @@ async def _resolved_at(world: Loopback, ids: list[str]) -> dict[str, float]:
     paths = {RESOLVE_PATH.format(id=i): i for i in ids}
 
     async def all_resolved() -> dict[str, float] | None:
-        response = await world.http.get(f"{world.sim.url}/_sim/log")
         done: dict[str, float] = {}
-        for entry in response.json()["requests"]:
+        for entry in await SimControl(world.sim.url, world.http).log():
             if entry["method"] == "POST" and entry["status"] == 200 and entry["path"] in paths:
                 done.setdefault(paths[entry["path"]], epoch_of(str(entry["at"])))
         return done if len(done) == len(ids) else None
@@ -110,16 +110,13 @@ async def _measure(label: str, db: str, replicas: int, options: Options) -> Resu
         drivers = [
             SlackDriver(r.url, SIGNING_SECRET, world.slack, http=world.http) for r in started
         ]
+        control = SimControl(world.sim.url, world.http)
         ids = []
         for _ in range(options.approvals):
-            body = {
-                "kind": "approval_request",
-                "toolName": "deploy_service",
-                "expiresInSeconds": EXPIRES_IN_SECONDS,
-            }
-            response = await world.http.post(f"{world.sim.url}/_sim/interactions", json=body)
-            response.raise_for_status()
-            ids.append(str(response.json()["id"]))
+            created = await control.approval(
+                toolName="deploy_service", expiresInSeconds=EXPIRES_IN_SECONDS
+            )
+            ids.append(str(created["id"]))
         ts_of = await _posted(world, ids)
         print(f"{label}: {len(ids)} approvals posted; clicking", file=sys.stderr)
 

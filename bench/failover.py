@@ -46,6 +46,7 @@ from bench.harness import (
     format_table,
 )
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 from tests.support import wait_until
 
@@ -163,8 +164,7 @@ class Loopback:
         self.replicas.clear()
 
     async def first_listing_after(self, moment: float) -> float | None:
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        for entry in response.json()["requests"]:
+        for entry in await SimControl(self.sim.url, self.http).log():
             if entry["method"] == "GET" and entry["path"] == LIST_PATH:
                 at = epoch_of(str(entry["at"]))
                 if at >= moment:

@@ -27,6 +27,7 @@ from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.payloads import iter_elements
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 
 T = TypeVar("T")
@@ -62,12 +63,14 @@ class Rig:
             raise RuntimeError("the bridge is not running")
         return self.bridge.jobs
 
+    @property
+    def control(self) -> SimControl:
+        return SimControl(self.sim.url, self.http)
+
     async def create_approval(self, **fields: Any) -> str:
         """A pending approval created through the simulator's control API; returns its id."""
-        body = {"kind": "approval_request", "toolName": "deploy_service", **fields}
-        response = await self.http.post(f"{self.sim.url}/_sim/interactions", json=body)
-        _expect(response, 201)
-        return str(response.json()["id"])
+        created = await self.control.approval(**{"toolName": "deploy_service", **fields})
+        return str(created["id"])
 
     async def api_resolve(self, interaction_id: str, body: dict[str, Any]) -> None:
         """Resolve as another Novo client would, bypassing Slack."""
@@ -80,13 +83,10 @@ class Rig:
 
     async def sim_log(self) -> list[dict[str, Any]]:
         """The public API requests the simulator received, in order."""
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        _expect(response, 200)
-        requests: list[dict[str, Any]] = response.json()["requests"]
-        return requests
+        return await self.control.log(prefix="")
 
     async def clear_sim_log(self) -> None:
-        _expect(await self.http.delete(f"{self.sim.url}/_sim/log"), 200)
+        await self.control.clear_log()
 
 
 def _expect(response: httpx.Response, status: int) -> None:

@@ -23,6 +23,7 @@ import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
 from bot.localslack.server import start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import start_sim
 from tests.support import wait_until
 
@@ -55,9 +56,9 @@ async def measure(pending: int, window: float) -> None:
         await start_local_slack() as slack,
         httpx.AsyncClient(timeout=30) as http,
     ):
+        control = SimControl(sim.url, http)
         for _ in range(pending):
-            body = {"kind": "approval_request", "expiresInSeconds": 86_400}
-            await http.post(f"{sim.url}/_sim/interactions", json=body)
+            await control.approval(expiresInSeconds=86_400)
         with tempfile.TemporaryDirectory() as tmp:
             env = {
                 **os.environ,
@@ -89,11 +90,11 @@ async def measure(pending: int, window: float) -> None:
                 )
                 posted_in = time.monotonic() - began
                 await asyncio.sleep(3 * POLL_SECONDS)  # let the last updates settle
-                await http.delete(f"{sim.url}/_sim/log")
+                await control.clear_log()
                 cpu_before = _cpu_seconds(bridge.pid)
                 await asyncio.sleep(window)
                 cpu = _cpu_seconds(bridge.pid) - cpu_before
-                log = (await http.get(f"{sim.url}/_sim/log")).json()["requests"]
+                log = await control.log()
                 polls = sum(
                     1 for r in log if r["path"] == LIST_PATH and "cursor" not in r.get("query", {})
                 )

@@ -25,6 +25,7 @@ from bot.bridge.runtime import Bridge
 from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import FORM, SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId
 from tests.support import wait_until
@@ -48,14 +49,12 @@ class Rig:
         return self.driver.events_url
 
     async def resolves(self) -> list[dict[str, Any]]:
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        return [r for r in response.json()["requests"] if str(r["path"]).endswith("/resolve")]
+        log = await SimControl(self.sim.url, self.http).log()
+        return [r for r in log if str(r["path"]).endswith("/resolve")]
 
     async def posted_approval(self) -> tuple[str, str]:
-        created = await self.http.post(
-            f"{self.sim.url}/_sim/interactions", json={"kind": "approval_request"}
-        )
-        interaction_id = created.json()["id"]
+        created = await SimControl(self.sim.url, self.http).approval()
+        interaction_id = created["id"]
         await self.slack.wait_for(lambda: bool(self.slack.messages(CHANNEL)), within=10)
         return interaction_id, self.slack.messages(CHANNEL)[-1].ts
 

@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+from bot.sim.control import SimControl
 from bot.slack.ids import ActionId, CallbackId
 from tests.lifecycle.conftest import API_KEY, CHANNEL, World
 from tests.replicas.conftest import POLL_SECONDS, Replica, Replicas
@@ -28,10 +29,8 @@ STRANDED_DEADLINE = 10.0
 
 
 async def _create(world: World, kind: str = "approval_request", **fields: Any) -> str:
-    body = {"kind": kind, "toolName": "deploy_service", **fields}
-    response = await world.http.post(f"{world.sim.url}/_sim/interactions", json=body)
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
+    fields = {"toolName": "deploy_service", **fields}
+    return str((await SimControl(world.sim.url, world.http).create(kind, **fields))["id"])
 
 
 async def _novo_record(world: World, interaction_id: str) -> dict[str, Any]:

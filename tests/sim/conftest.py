@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from bot.sim import SimServer, SimState, start_sim
+from bot.sim.control import SimControl
 from tests.support import FakeClock
 
 Json = dict[str, Any]
@@ -95,9 +96,6 @@ def create(client: httpx.AsyncClient) -> Create:
     """Create an interaction through the control API and return it as the API shows it."""
 
     async def _create(**spec: Any) -> Json:
-        response = await client.post("/_sim/interactions", json=spec)
-        assert response.status_code == 201, response.text
-        created: Json = response.json()
-        return created
+        return await SimControl(str(client.base_url), client).create(**spec)
 
     return _create
