@@ -20,7 +20,9 @@ Reply = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
 
 
 def approval_wire(interaction_id: str = "int_a1", **fields: Any) -> dict[str, Any]:
-    """An approval as the API sends it, with every field Part 1 lists."""
+    """An interaction record as the API sends it, with every field Part 1 lists: the one
+    builder of records. An approval unless `fields` say otherwise (`question_wire` is a
+    question); `fields` override any top-level field."""
     wire: dict[str, Any] = {
         "id": interaction_id,
         "object": "interaction",
