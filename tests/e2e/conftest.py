@@ -257,9 +257,12 @@ def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
 
 
 @asynccontextmanager
-async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterator[Loop]:
+async def open_loop(
+    workdir: Path, db: Path | str | None = None, **changes: Any
+) -> AsyncIterator[Loop]:
     """Simulator, local Slack and a bridge on `db` (a SQLite file in `workdir`, or a
-    PostgreSQL URL); `workdir` also holds the policy files scenarios write."""
+    PostgreSQL URL), with these settings changed (`post_rate=5.0`); `workdir` also holds
+    the policy files scenarios write. The one rig every in-process loop starts from."""
     async with (
         await start_sim(api_key=API_KEY) as sim,
         await start_local_slack() as slack,
@@ -269,7 +272,9 @@ async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterato
         slack.add_user("U0GRACE", "grace", "Grace Hopper")
         settings = bridge_settings(sim, slack, workdir / "bridge.db")
         if db is not None:
-            settings = settings.model_copy(update={"db_path": db})
+            changes = {"db_path": db, **changes}
+        if changes:
+            settings = settings.model_copy(update=changes)
         clock = FakeClock()
         bridge = fast_bridge(settings, clock)
         await bridge.start()

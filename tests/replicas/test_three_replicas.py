@@ -13,7 +13,6 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from bot.sim.control import SimControl
 from bot.slack.ids import ActionId, CallbackId
 from tests.lifecycle.conftest import API_KEY, CHANNEL, World
 from tests.replicas.conftest import POLL_SECONDS, Replica, Replicas
@@ -30,7 +29,7 @@ STRANDED_DEADLINE = 10.0
 
 async def _create(world: World, kind: str = "approval_request", **fields: Any) -> str:
     fields = {"toolName": "deploy_service", **fields}
-    return str((await SimControl(world.sim.url, world.http).create(kind, **fields))["id"])
+    return str((await world.control.create(kind, **fields))["id"])
 
 
 async def _novo_record(world: World, interaction_id: str) -> dict[str, Any]:
