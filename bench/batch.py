@@ -17,9 +17,10 @@ import sys
 import time
 from typing import Any
 
-from bench.harness import API_KEY, CHANNEL, USER_ID, Rig, running_rig, wait_for
+from bench.harness import API_KEY, CHANNEL, USER_ID, Rig, running_rig
 from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
+from tests.support import wait_until
 
 SIZES = (20, 60, 100)
 POST_RATE = 100.0  # posts a second per channel: the bench measures deciding, not posting
@@ -27,14 +28,12 @@ WITHIN_SECONDS = 120.0
 
 
 async def _siblings(rig: Rig, run: str, size: int) -> list[str]:
-    await rig.http.post(
-        f"{rig.sim.url}/_sim/faults", json={"routes": "list", "errorRate": 1.0, "status": 503}
-    )
+    await rig.control.faults(routes="list", errorRate=1.0, status=503)
     ids = [
         await rig.create_approval(runId=run, stepNumber=1, toolName=f"deploy_{n:03d}")
         for n in range(size)
     ]
-    await rig.http.post(f"{rig.sim.url}/_sim/faults", json={})
+    await rig.control.faults()
     return ids
 
 
@@ -61,7 +60,10 @@ async def _ready(rig: Rig, run: str, size: int) -> StoredMessage:
         group = _group(rig, run)
         return group if group is not None and len(_cards(rig, group)) >= size else None
 
-    return await wait_for(probe, within=WITHIN_SECONDS, what=f"{size} cards under the group")
+    group: StoredMessage = await wait_until(
+        probe, timeout=WITHIN_SECONDS, message=f"{size} cards under the group"
+    )
+    return group
 
 
 async def _all_resolved(rig: Rig, ids: list[str]) -> None:
@@ -69,7 +71,7 @@ async def _all_resolved(rig: Rig, ids: list[str]) -> None:
         statuses = await asyncio.gather(*(_status(rig, i) for i in ids))
         return all(s == "resolved" for s in statuses) or None
 
-    await wait_for(probe, within=WITHIN_SECONDS, what=f"{len(ids)} resolved")
+    await wait_until(probe, timeout=WITHIN_SECONDS, message=f"{len(ids)} resolved")
 
 
 async def _status(rig: Rig, interaction_id: str) -> Any:

@@ -21,7 +21,8 @@ import sys
 import time
 from typing import Any
 
-from bench.harness import CHANNEL, Rig, checking, running_rig, wait_for
+from bench.harness import CHANNEL, Rig, running_rig
+from tests.support import wait_until
 
 GROUP_EVENT = "novo_step_group"
 
@@ -46,9 +47,7 @@ def _cards(rig: Rig, siblings: set[str]) -> list[float]:
 
 async def _create_siblings(rig: Rig, count: int) -> set[str]:
     """`count` approvals of one step, created while listing fails, so one poll finds all."""
-    await rig.http.post(
-        f"{rig.sim.url}/_sim/faults", json={"routes": "list", "errorRate": 1.0, "status": 503}
-    )
+    await rig.control.faults(routes="list", errorRate=1.0, status=503)
     created = set()
     for n in range(count):
         created.add(
@@ -60,13 +59,13 @@ async def _create_siblings(rig: Rig, count: int) -> set[str]:
                 expiresInSeconds=3600,
             )
         )
-    await rig.http.post(f"{rig.sim.url}/_sim/faults", json={})
+    await rig.control.faults()
     return created
 
 
 async def measure(siblings: int, after: float, watch: float, post_rate: float, poll: float) -> None:
     async with running_rig(poll, post_rate=post_rate) as rig:
-        await wait_for(checking(lambda: rig.jobs.leading or None), within=10, what="leading")
+        await wait_until(lambda: rig.jobs.leading or None, timeout=10, message="leading")
         group = await _create_siblings(rig, siblings)
         listed_at = time.time()  # the next poll finds them all
         await asyncio.sleep(after)
@@ -80,8 +79,8 @@ async def measure(siblings: int, after: float, watch: float, post_rate: float, p
             return None
 
         try:
-            posted_at: float | None = await wait_for(
-                checking(unrelated_posted), within=watch, what="the unrelated approval posted"
+            posted_at: float | None = await wait_until(
+                unrelated_posted, timeout=watch, message="the unrelated approval posted"
             )
         except TimeoutError:
             posted_at = None

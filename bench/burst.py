@@ -21,10 +21,11 @@ import sys
 import time
 from collections import Counter
 
-from bench.harness import checking, running_rig, wait_for
+from bench.harness import running_rig
 from bot.novo.models import Interaction
 from bot.policy.live import LivePolicy
 from bot.sync.routing import ChannelRouter
+from tests.support import wait_until
 
 SLACK_BURST = 5
 
@@ -47,7 +48,7 @@ async def measure(count: int, channels: int, rate: float) -> None:
         assert rig.bridge.services is not None
         rig.bridge.services.engine._router = ByAgent(names)
         rig.slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
-        await wait_for(checking(lambda: rig.jobs.leading or None), within=10, what="leading")
+        await wait_until(lambda: rig.jobs.leading or None, timeout=10, message="leading")
         for n in range(count):
             await rig.create_approval(agentId=f"agt_{n % channels}", expiresInSeconds=3600)
         began = time.monotonic()

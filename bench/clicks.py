@@ -36,10 +36,11 @@ from bench.harness import (
     Summary,
     epoch_of,
     summarize,
-    wait_for,
 )
 from bot.localslack.driver import SlackDriver
+from bot.sim.control import SimControl
 from bot.slack.ids import ActionId
+from tests.support import wait_until
 
 DEFAULT_APPROVALS = 200
 DEFAULT_CONCURRENCY = 16
@@ -77,7 +78,10 @@ async def _posted(world: Loopback, ids: list[str]) -> dict[str, str]:
                 shown[str(payload["interaction_id"])] = message.ts
         return shown if len(shown) == len(wanted) else None
 
-    return await wait_for(all_posted, within=DEADLINE_SECONDS, what="every approval posted")
+    shown: dict[str, str] = await wait_until(
+        all_posted, timeout=DEADLINE_SECONDS, message="every approval posted"
+    )
+    return shown
 
 
 async def _resolved_at(world: Loopback, ids: list[str]) -> dict[str, float]:
@@ -85,14 +89,16 @@ async def _resolved_at(world: Loopback, ids: list[str]) -> dict[str, float]:
     paths = {RESOLVE_PATH.format(id=i): i for i in ids}
 
     async def all_resolved() -> dict[str, float] | None:
-        response = await world.http.get(f"{world.sim.url}/_sim/log")
         done: dict[str, float] = {}
-        for entry in response.json()["requests"]:
+        for entry in await SimControl(world.sim.url, world.http).log():
             if entry["method"] == "POST" and entry["status"] == 200 and entry["path"] in paths:
                 done.setdefault(paths[entry["path"]], epoch_of(str(entry["at"])))
         return done if len(done) == len(ids) else None
 
-    return await wait_for(all_resolved, within=DEADLINE_SECONDS, what="every click resolved")
+    resolved: dict[str, float] = await wait_until(
+        all_resolved, timeout=DEADLINE_SECONDS, message="every click resolved"
+    )
+    return resolved
 
 
 async def _measure(label: str, db: str, replicas: int, options: Options) -> Result:
@@ -104,16 +110,13 @@ async def _measure(label: str, db: str, replicas: int, options: Options) -> Resu
         drivers = [
             SlackDriver(r.url, SIGNING_SECRET, world.slack, http=world.http) for r in started
         ]
+        control = SimControl(world.sim.url, world.http)
         ids = []
         for _ in range(options.approvals):
-            body = {
-                "kind": "approval_request",
-                "toolName": "deploy_service",
-                "expiresInSeconds": EXPIRES_IN_SECONDS,
-            }
-            response = await world.http.post(f"{world.sim.url}/_sim/interactions", json=body)
-            response.raise_for_status()
-            ids.append(str(response.json()["id"]))
+            created = await control.approval(
+                toolName="deploy_service", expiresInSeconds=EXPIRES_IN_SECONDS
+            )
+            ids.append(str(created["id"]))
         ts_of = await _posted(world, ids)
         print(f"{label}: {len(ids)} approvals posted; clicking", file=sys.stderr)
 

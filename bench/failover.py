@@ -42,13 +42,13 @@ from bench.harness import (
     HTTP_TIMEOUT_SECONDS,
     SIGNING_SECRET,
     USER_ID,
-    checking,
     epoch_of,
     format_table,
-    wait_for,
 )
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
+from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -140,7 +140,7 @@ class Loopback:
                 raise RuntimeError("replica exited at start-up:\n" + "\n".join(replica.lines))
             return next((m.group(1) for ln in replica.lines if (m := _LISTENING.search(ln))), None)
 
-        replica.url = await wait_for(listening, within=START_WITHIN_SECONDS, what="a replica")
+        replica.url = await wait_until(listening, timeout=START_WITHIN_SECONDS, message="a replica")
         return replica
 
     async def start_replicas(
@@ -164,8 +164,7 @@ class Loopback:
         self.replicas.clear()
 
     async def first_listing_after(self, moment: float) -> float | None:
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        for entry in response.json()["requests"]:
+        for entry in await SimControl(self.sim.url, self.http).log():
             if entry["method"] == "GET" and entry["path"] == LIST_PATH:
                 at = epoch_of(str(entry["at"]))
                 if at >= moment:
@@ -254,7 +253,7 @@ class Options:
 
 
 async def _sample(world: Loopback, db: str, options: Options, rng: random.Random) -> list[float]:
-    holder = await wait_for(checking(world.holder), within=10.0, what="a poller")
+    holder = await wait_until(world.holder, timeout=10.0, message="a poller")
     await asyncio.sleep(rng.uniform(0.0, options.poll_seconds))
     killed_at = await holder.kill()
     replacement = asyncio.create_task(world.start_replica(db, options.poll_seconds))
@@ -264,9 +263,9 @@ async def _sample(world: Loopback, db: str, options: Options, rng: random.Random
         return min(times) if times else None
 
     deadline = 10 * options.poll_seconds
-    taken_at = await wait_for(taken, within=deadline, what="another replica taking the lease")
-    listed_at = await wait_for(
-        lambda: world.first_listing_after(killed_at), within=deadline, what="a listing"
+    taken_at = await wait_until(taken, timeout=deadline, message="another replica taking the lease")
+    listed_at = await wait_until(
+        lambda: world.first_listing_after(killed_at), timeout=deadline, message="a listing"
     )
     await replacement
     return [(taken_at - killed_at) * 1000, (listed_at - killed_at) * 1000]

@@ -44,7 +44,7 @@ from typing import Any
 
 import aiohttp
 
-from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET, checking, wait_for
+from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
 from bot.localslack.driver import FORM, SlackDriver
 from bot.localslack.payloads import (
     action,
@@ -56,6 +56,7 @@ from bot.localslack.payloads import (
 from bot.localslack.records import RecordedCall
 from bot.localslack.server import LocalSlack, start_local_slack
 from bot.slack.ids import ActionId
+from tests.support import wait_until
 
 DEFAULT_PEOPLE = 300
 DEFAULT_QUESTIONS = 60
@@ -189,7 +190,7 @@ async def _post_question(stage: Stage, opts: Options) -> str:
                 return str(call.response["ts"])
         return None
 
-    ts: str = await wait_for(checking(posted), within=POST_WITHIN_SECONDS, what="the question")
+    ts: str = await wait_until(posted, timeout=POST_WITHIN_SECONDS, message="the question")
     return ts
 
 
@@ -371,10 +372,10 @@ def _page_count(slack: LocalSlack, calls: Iterable[RecordedCall]) -> int:
 async def _wait_for_opens(slack: LocalSlack, people: int) -> None:
     """Every click's views.open, or the deadline (those missing are counted, not fatal)."""
     try:
-        await wait_for(
-            checking(lambda: True if len(slack.calls("views.open")) >= people else None),
-            within=OPEN_WITHIN_SECONDS,
-            what=f"{people} views.open calls",
+        await wait_until(
+            lambda: True if len(slack.calls("views.open")) >= people else None,
+            timeout=OPEN_WITHIN_SECONDS,
+            message=f"{people} views.open calls",
         )
     except TimeoutError as exc:
         _progress(str(exc))

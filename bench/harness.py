@@ -8,12 +8,10 @@ tuned for fast tests would not say what a deployment sees.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import statistics
 import tempfile
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +27,7 @@ from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.payloads import iter_elements
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 
 T = TypeVar("T")
@@ -38,7 +37,6 @@ SIGNING_SECRET = "bench-signing-secret"
 CHANNEL = "C0BENCH"
 USER_ID = "U0BENCH"
 DEFAULT_POLL_SECONDS = float(Settings.model_fields["poll_seconds"].default)
-WAIT_INTERVAL_SECONDS = 0.01
 HTTP_TIMEOUT_SECONDS = 30.0
 RESOLVE_PATH = "/v1/interactions/{id}/resolve"
 
@@ -65,12 +63,14 @@ class Rig:
             raise RuntimeError("the bridge is not running")
         return self.bridge.jobs
 
+    @property
+    def control(self) -> SimControl:
+        return SimControl(self.sim.url, self.http)
+
     async def create_approval(self, **fields: Any) -> str:
         """A pending approval created through the simulator's control API; returns its id."""
-        body = {"kind": "approval_request", "toolName": "deploy_service", **fields}
-        response = await self.http.post(f"{self.sim.url}/_sim/interactions", json=body)
-        _expect(response, 201)
-        return str(response.json()["id"])
+        created = await self.control.approval(**{"toolName": "deploy_service", **fields})
+        return str(created["id"])
 
     async def api_resolve(self, interaction_id: str, body: dict[str, Any]) -> None:
         """Resolve as another Novo client would, bypassing Slack."""
@@ -83,13 +83,10 @@ class Rig:
 
     async def sim_log(self) -> list[dict[str, Any]]:
         """The public API requests the simulator received, in order."""
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        _expect(response, 200)
-        requests: list[dict[str, Any]] = response.json()["requests"]
-        return requests
+        return await self.control.log(prefix="")
 
     async def clear_sim_log(self) -> None:
-        _expect(await self.http.delete(f"{self.sim.url}/_sim/log"), 200)
+        await self.control.clear_log()
 
 
 def _expect(response: httpx.Response, status: int) -> None:
@@ -137,29 +134,6 @@ async def running_rig(
                     yield Rig(sim, slack, bridge, driver, http)
             finally:
                 await bridge.stop()
-
-
-async def wait_for(probe: Callable[[], Awaitable[T | None]], *, within: float, what: str) -> T:
-    """Re-check `probe` every 10 ms until it gives something; fail naming `what` at the deadline.
-
-    The interval bounds how late a condition can be noticed; figures are taken
-    from the servers' own timestamps where they have them, so it only costs CPU.
-    """
-    deadline = time.monotonic() + within
-    while (result := await probe()) is None:
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"{what} not seen within {within:.1f}s")
-        await asyncio.sleep(WAIT_INTERVAL_SECONDS)
-    return result
-
-
-def checking(probe: Callable[[], T | None]) -> Callable[[], Awaitable[T | None]]:
-    """An in-process check (no I/O) as the probe `wait_for` takes."""
-
-    async def check() -> T | None:
-        return probe()
-
-    return check
 
 
 def has_action(blocks: Sequence[dict[str, Any]], action_id: str) -> bool:

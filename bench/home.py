@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from bench.forms import Stage, running_stage
-from bench.harness import format_table, wait_for
+from bench.harness import format_table
+from tests.support import wait_until
 
 DEFAULT_OPEN = 300
 DEFAULT_PEOPLE = 40
@@ -74,7 +75,7 @@ async def _all_posted(stage: Stage, count: int) -> None:
         posted = [c for c in stage.slack.calls("chat.postMessage") if c.ok]
         return len(posted) >= count or None
 
-    await wait_for(probe, within=POSTED_WITHIN_SECONDS, what=f"{count} posted")
+    await wait_until(probe, timeout=POSTED_WITHIN_SECONDS, message=f"{count} posted")
 
 
 async def _publishes(stage: Stage) -> dict[str, list[float]]:
@@ -117,7 +118,9 @@ async def measure(open_count: int, people: int) -> tuple[list[float], int]:
                 return len(waits) == len(users) or None
 
             try:
-                await wait_for(probe, within=SERVED_WITHIN_SECONDS, what="every tab published")
+                await wait_until(
+                    probe, timeout=SERVED_WITHIN_SECONDS, message="every tab published"
+                )
             except TimeoutError as exc:
                 _progress(str(exc))
             return list(waits.values()), len(users) - len(waits)

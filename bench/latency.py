@@ -35,16 +35,15 @@ from bench.harness import (
     RESOLVE_PATH,
     USER_ID,
     Rig,
-    checking,
     epoch_of,
     format_table,
     has_action,
     running_rig,
-    wait_for,
 )
 from bot.localslack.records import RecordedCall
 from bot.localslack.server import LocalSlack
 from bot.slack.ids import ActionId
+from tests.support import wait_until
 
 DEFAULT_SAMPLES = 10
 DEFAULT_SEED = 1
@@ -112,10 +111,10 @@ async def _time_post(rig: Rig, rng: random.Random, opts: Options) -> tuple[Poste
     await _dephase(rng, opts)
     started = time.time()
     interaction_id = await rig.create_approval(expiresInSeconds=EXPIRES_IN_SECONDS)
-    call = await wait_for(
-        checking(lambda: _post_for(rig.slack, interaction_id)),
-        within=opts.deadline,
-        what=f"the message for {interaction_id}",
+    call = await wait_until(
+        lambda: _post_for(rig.slack, interaction_id),
+        timeout=opts.deadline,
+        message=f"the message for {interaction_id}",
     )
     return Posted(interaction_id, str(call.response["ts"])), call.at - started
 
@@ -142,8 +141,8 @@ async def _time_click(
     acked = time.time()
     if response.status_code != 200:
         raise RuntimeError(f"the bridge answered the click with {response.status_code}")
-    entry = await wait_for(
-        resolve_received, within=opts.deadline, what=f"the resolve of {posted.interaction_id}"
+    entry = await wait_until(
+        resolve_received, timeout=opts.deadline, message=f"the resolve of {posted.interaction_id}"
     )
     return acked - started, epoch_of(entry["at"]) - started
 
@@ -156,12 +155,13 @@ async def _time_update(rig: Rig, posted: Posted, rng: random.Random, opts: Optio
         "reason": DENY_REASON,
     }
     await rig.api_resolve(posted.interaction_id, body)
-    call = await wait_for(
-        checking(lambda: _update_of(rig.slack, posted.ts, started)),
-        within=opts.deadline,
-        what=f"the update of {posted.ts}",
+    call = await wait_until(
+        lambda: _update_of(rig.slack, posted.ts, started),
+        timeout=opts.deadline,
+        message=f"the update of {posted.ts}",
     )
-    return call.at - started
+    took: float = call.at - started
+    return took
 
 
 async def _post_many(rig: Rig, count: int, opts: Options) -> list[Posted]:
@@ -169,10 +169,10 @@ async def _post_many(rig: Rig, count: int, opts: Options) -> list[Posted]:
     ids = [await rig.create_approval(expiresInSeconds=EXPIRES_IN_SECONDS) for _ in range(count)]
     posted = []
     for interaction_id in ids:
-        call = await wait_for(
-            checking(partial(_post_for, rig.slack, interaction_id)),
-            within=opts.deadline,
-            what=f"the message for {interaction_id}",
+        call = await wait_until(
+            partial(_post_for, rig.slack, interaction_id),
+            timeout=opts.deadline,
+            message=f"the message for {interaction_id}",
         )
         posted.append(Posted(interaction_id, str(call.response["ts"])))
     return posted

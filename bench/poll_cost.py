@@ -20,8 +20,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from bench.harness import Rig, running_rig, wait_for
+from bench.harness import Rig, running_rig
 from bot.sync.engine import LIST_PAGE_SIZE
+from tests.support import wait_until
 
 # The driven polls hold the jobs' lock for seconds, so the scheduler warns of each skipped
 # redelivery tick; expected here, and it would bury the figures. Errors still show.
@@ -64,7 +65,7 @@ async def _after_the_scheduled_first_poll(rig: Rig) -> None:
         log = await rig.sim_log()
         return True if any(e["path"] == LIST_PATH and e["status"] for e in log) else None
 
-    await wait_for(listed, within=FIRST_POLL_WITHIN_SECONDS, what="the start-up poll")
+    await wait_until(listed, timeout=FIRST_POLL_WITHIN_SECONDS, message="the start-up poll")
     await rig.jobs.idle()
 
 

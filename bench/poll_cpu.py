@@ -21,9 +21,11 @@ from pathlib import Path
 
 import httpx
 
-from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET, checking, wait_for
+from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
 from bot.localslack.server import start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import start_sim
+from tests.support import wait_until
 
 POLL_SECONDS = 1.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -54,9 +56,9 @@ async def measure(pending: int, window: float) -> None:
         await start_local_slack() as slack,
         httpx.AsyncClient(timeout=30) as http,
     ):
+        control = SimControl(sim.url, http)
         for _ in range(pending):
-            body = {"kind": "approval_request", "expiresInSeconds": 86_400}
-            await http.post(f"{sim.url}/_sim/interactions", json=body)
+            await control.approval(expiresInSeconds=86_400)
         with tempfile.TemporaryDirectory() as tmp:
             env = {
                 **os.environ,
@@ -81,18 +83,18 @@ async def measure(pending: int, window: float) -> None:
             )
             try:
                 began = time.monotonic()
-                await wait_for(
-                    checking(lambda: len(slack.calls("chat.postMessage")) >= pending or None),
-                    within=pending / 20 + 60,
-                    what=f"{pending} posts",
+                await wait_until(
+                    lambda: len(slack.calls("chat.postMessage")) >= pending or None,
+                    timeout=pending / 20 + 60,
+                    message=f"{pending} posts",
                 )
                 posted_in = time.monotonic() - began
                 await asyncio.sleep(3 * POLL_SECONDS)  # let the last updates settle
-                await http.delete(f"{sim.url}/_sim/log")
+                await control.clear_log()
                 cpu_before = _cpu_seconds(bridge.pid)
                 await asyncio.sleep(window)
                 cpu = _cpu_seconds(bridge.pid) - cpu_before
-                log = (await http.get(f"{sim.url}/_sim/log")).json()["requests"]
+                log = await control.log()
                 polls = sum(
                     1 for r in log if r["path"] == LIST_PATH and "cursor" not in r.get("query", {})
                 )

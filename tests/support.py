@@ -1,16 +1,25 @@
-"""Waiting on conditions with a deadline: the only way tests wait for anything."""
+"""What every test shares: waiting on a condition with a deadline (the only way tests wait
+for anything) and the one clock tests move by hand."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
+
+from bot.clock import utc_now
 
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 10.0
 POLL_INTERVAL = 0.02
+
+
+class DeadlinePassed(AssertionError, TimeoutError):
+    """A wait ran out: a failed assertion to pytest, a timeout to a benchmark that expects one."""
 
 
 async def wait_until(
@@ -19,7 +28,8 @@ async def wait_until(
     timeout: float = DEFAULT_TIMEOUT,
     message: str = "condition",
 ) -> Any:
-    """Call `probe` until it returns something truthy; fail with `message` at the deadline."""
+    """Call `probe` (sync or async) until it returns something truthy, and return that; raise
+    `DeadlinePassed` naming `message` at the deadline."""
     deadline = time.monotonic() + timeout
     last: Any = None
     while True:
@@ -30,7 +40,7 @@ async def wait_until(
         if last:
             return last
         if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {message}; last={last!r}")
+            raise DeadlinePassed(f"timed out after {timeout}s waiting for {message}; last={last!r}")
         await asyncio.sleep(POLL_INTERVAL)
 
 
@@ -39,3 +49,31 @@ async def bounded(awaitable: Awaitable[T], seconds: float) -> T:
     cancellation that races its timeout; an `asyncio.timeout` block cannot."""
     async with asyncio.timeout(seconds):
         return await awaitable
+
+
+@dataclass
+class FakeClock:
+    """A clock that moves only when a test says so, so expiry and schedules are tested without
+    waiting them out.
+
+    Fixed at `start`; with no `start` it follows real time (the bridge's clock in a loop whose
+    Novo keeps real deadlines). Either way it is ahead by whatever `advance` added. Code that
+    counts seconds rather than datetimes (the local Slack) takes `clock.seconds`.
+    """
+
+    start: datetime | None = None
+    offset: timedelta = timedelta(0)
+
+    def __call__(self) -> datetime:
+        base = utc_now() if self.start is None else self.start
+        return base + self.offset
+
+    def advance(self, by: float | timedelta) -> None:
+        """Move forward by `by` (seconds or a timedelta; negative moves back)."""
+        self.offset += by if isinstance(by, timedelta) else timedelta(seconds=by)
+
+    forward = advance  # the loop scenarios' word for it: `loop.clock.forward(QUARTER)`
+
+    def seconds(self) -> float:
+        """The same moment as `time.time()` counts it."""
+        return self().timestamp()

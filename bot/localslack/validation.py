@@ -1,16 +1,23 @@
-"""Block Kit and view checks the local Slack applies before it accepts a payload.
+"""Would Slack accept this? The one answer, used by the local Slack and by tests.
 
 Slack refuses a whole message or modal when one nested value is off, and a
 renderer bug would otherwise only show up against the real service. So the
 local Slack checks everything slack_sdk's models check and, on top, the
-limits those models miss (see SLACK-FACTS). Every function here is pure and
-returns Slack-style messages, `"[ERROR] <what> [json-pointer:<where>]"`, an
-empty list meaning accepted.
+limits those models miss (see SLACK-FACTS), and any key slack_sdk's round trip
+drops (a typo that would pass here and fail in Slack). Every `validate_*` and
+`check_*` function is pure and returns Slack-style messages,
+`"[ERROR] <what> [json-pointer:<where>]"`, an empty list meaning accepted.
+
+Tests of anything that renders Block Kit call `assert_valid_message` and
+`assert_valid_view`, which fail with the first message as `<pointer>: <what>`
+so a failing test says exactly where to look. Those two also hold the
+project's own rule Slack does not enforce: a message carries fallback text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -28,6 +35,8 @@ _PARSE_ERRORS = (SlackObjectFormationError, KeyError, TypeError, ValueError, Att
 _CHOICE_ELEMENTS = frozenset({"checkboxes", "radio_buttons"})
 _TEXT_TYPES = frozenset({"plain_text", "mrkdwn"})
 _VIEW_TYPES = frozenset({"modal", "home"})
+_ID_KEYS = ("action_id", "block_id")
+_ERROR = re.compile(r"\[ERROR\] (?P<what>.*) \[json-pointer:(?P<where>[^\]]*)\]", re.DOTALL)
 
 
 def error(message: str, pointer: str) -> str:
@@ -95,8 +104,9 @@ def check_message_text_total(blocks: Sequence[object], *, base: str = "/blocks")
 
 
 def check_view_size(view: object, *, base: str = "/view") -> list[str]:
-    """Slack's cap on a whole view's JSON (`view_too_large`)."""
-    size = len(json.dumps(view, ensure_ascii=False).encode())
+    """Slack's cap on a whole view's JSON (`view_too_large`), counted as slack_sdk sends it
+    (ASCII-escaped, so one emoji costs 12 bytes), as the renderers' budgets count it."""
+    size = len(json.dumps(view).encode())
     if size <= limits.VIEW_BYTES:
         return []
     return [error(f"view is {size} bytes, more than {limits.VIEW_BYTES}", base)]
@@ -112,6 +122,64 @@ def text_length(value: object) -> int:
     if isinstance(value, list):
         return sum(text_length(child) for child in value)
     return 0
+
+
+def validate_message(rendered: Mapping[str, Any]) -> list[str]:
+    """Everything wrong with a rendered message (text, blocks, metadata) as chat.* would get
+    it: Slack's checks on the blocks, plus a non-empty fallback text and well-formed metadata."""
+    errors: list[str] = []
+    text = rendered.get("text")
+    if not isinstance(text, str) or text == "":
+        errors.append(error("fallback text must be a non-empty string", "/text"))
+    elif len(text) > limits.MESSAGE_FALLBACK_TEXT:
+        errors.append(
+            error(f"must be less than {limits.MESSAGE_FALLBACK_TEXT + 1} characters", "/text")
+        )
+    blocks = rendered.get("blocks")
+    errors.extend(validate_message_blocks(blocks))
+    if isinstance(blocks, list):
+        errors.extend(check_message_text_total(blocks))
+    metadata = rendered.get("metadata")
+    if metadata is not None:
+        errors.extend(_check_metadata(metadata))
+    return errors
+
+
+def assert_valid_message(rendered: Mapping[str, Any]) -> None:
+    """Fail unless `rendered` (text, blocks, metadata) is a message Slack would post."""
+    _fail_on(validate_message(rendered))
+
+
+def assert_valid_view(view: Mapping[str, Any]) -> None:
+    """Fail unless `view` is a modal Slack would open (views.open / update / push) or a
+    Home tab it would publish (views.publish): the same limits hold for both."""
+    _fail_on(validate_view(view) or check_view_size(view))
+
+
+def _fail_on(errors: list[str]) -> None:
+    if errors:
+        raise AssertionError("\n".join(_as_pointer_first(e) for e in errors))
+
+
+def _as_pointer_first(message: str) -> str:
+    """`[ERROR] what [json-pointer:/x]` as `/x: what`, the shape a failing test reads best."""
+    found = _ERROR.fullmatch(message)
+    return f"{found['where']}: {found['what']}" if found else message
+
+
+def _check_metadata(metadata: object) -> list[str]:
+    if not isinstance(metadata, Mapping):
+        return [error("must be an object", "/metadata")]
+    errors: list[str] = []
+    if not isinstance(metadata.get("event_type"), str):
+        errors.append(error("missing required field: event_type", "/metadata/event_type"))
+    if not isinstance(metadata.get("event_payload"), Mapping):
+        errors.append(error("must be an object", "/metadata/event_payload"))
+    try:
+        json.dumps(metadata)
+    except (TypeError, ValueError):
+        errors.append(error("is not JSON-serialisable", "/metadata"))
+    return errors
 
 
 # --------------------------------------------------------------------------- blocks
@@ -151,10 +219,24 @@ def _check_block(block: dict[str, Any], pointer: str, surface: Surface) -> list[
     if errors:
         return errors
     try:
-        parsed.to_dict()
+        produced = parsed.to_dict()
     except _PARSE_ERRORS as exc:
         return [error(_describe(exc), _locate(block, pointer, str(exc)))]
-    return []
+    return list(_dropped_keys(block, produced, pointer))
+
+
+def _dropped_keys(sent: object, produced: object, pointer: str) -> Iterator[str]:
+    """Every key that did not survive slack_sdk's round trip: one Slack does not know."""
+    if isinstance(sent, Mapping) and isinstance(produced, Mapping):
+        for key, value in sent.items():
+            here = f"{pointer}/{_token(key)}"
+            if key not in produced:
+                yield error(f"unsupported field: {key}", here)
+            else:
+                yield from _dropped_keys(value, produced[key], here)
+    elif isinstance(sent, list) and isinstance(produced, list) and len(sent) == len(produced):
+        for index, (item, out) in enumerate(zip(sent, produced, strict=True)):
+            yield from _dropped_keys(item, out, f"{pointer}/{index}")
 
 
 def _extra_block_rules(block: dict[str, Any], pointer: str) -> list[str]:
@@ -174,6 +256,11 @@ def _extra_block_rules(block: dict[str, Any], pointer: str) -> list[str]:
             errors.extend(
                 _text_too_long(field, limits.SECTION_FIELD_TEXT, f"{pointer}/fields/{index}")
             )
+    for where, node in _walk(block, pointer):
+        for key in _ID_KEYS:
+            errors.extend(_too_long(node, key, limits.ID_LENGTH, where))
+        if node.get("type") in _TEXT_TYPES and node.get("text") == "":
+            errors.append(error("must be more than 0 characters", f"{where}/text"))
     action_ids: set[str] = set()
     for element, element_pointer in _elements(block, pointer):
         action_id = element.get("action_id")
@@ -243,6 +330,22 @@ def _options(element: Mapping[str, Any], pointer: str) -> Iterator[tuple[dict[st
         if isinstance(group, dict):
             group_pointer = f"{pointer}/option_groups/{group_index}"
             yield from _options({"options": group.get("options")}, group_pointer)
+
+
+def _walk(node: object, pointer: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every object inside `node` (itself included) with its JSON pointer."""
+    if isinstance(node, Mapping):
+        yield pointer, node
+        for key, value in node.items():
+            yield from _walk(value, f"{pointer}/{_token(key)}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, f"{pointer}/{index}")
+
+
+def _token(key: object) -> str:
+    """RFC 6901 escaping of one pointer segment."""
+    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def _too_long(obj: Mapping[str, Any], key: str, limit: int, pointer: str) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,29 +22,16 @@ from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.records import StoredView
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import TrackedInteraction
-from tests.support import wait_until
+from tests.support import FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
 API_KEY = "novo-e2e-key"
 CHANNEL = "C0APPROVALS"
 POLL_SECONDS = 0.1
-
-
-@dataclass
-class MovableClock:
-    """The bridge's clock: real time, plus an offset a scenario may move forward to skip a
-    wait (a snooze "in 15 min"). Novo's clock is not moved: its deadlines stay real."""
-
-    offset: timedelta = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return utc_now() + self.offset
-
-    def forward(self, by: timedelta) -> None:
-        self.offset += by
 
 
 @dataclass
@@ -58,16 +44,16 @@ class Loop:
     driver: SlackDriver
     settings: Settings
     http: httpx.AsyncClient
-    clock: MovableClock = field(default_factory=MovableClock)
+    clock: FakeClock = field(default_factory=FakeClock)  # real time, moved to skip a wait
     workdir: Path | None = None
 
+    @property
+    def control(self) -> SimControl:
+        """The simulator's control API: arrange Novo's side, read what it was asked."""
+        return SimControl(self.sim.url, self.http)
+
     async def create(self, kind: str = "approval_request", **fields: Any) -> dict[str, Any]:
-        response = await self.http.post(
-            f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields}
-        )
-        assert response.status_code == 201, response.text
-        body: dict[str, Any] = response.json()
-        return body
+        return await self.control.create(kind, **fields)
 
     async def api_get(self, interaction_id: str) -> dict[str, Any]:
         response = await self.http.get(
@@ -158,23 +144,16 @@ class Loop:
 
     async def resolve_calls(self, interaction_id: str) -> list[dict[str, Any]]:
         """Resolve requests the simulator received for this interaction (any status)."""
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
         path = f"/v1/interactions/{interaction_id}/resolve"
-        return [
-            r for r in response.json()["requests"] if r["method"] == "POST" and r["path"] == path
-        ]
+        return [r for r in await self.control.log() if r["method"] == "POST" and r["path"] == path]
 
     async def batch_calls(self, root_run_id: str) -> list[dict[str, Any]]:
         """resolveBatch requests the simulator received for this root run."""
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
         path = f"/v1/runs/{root_run_id}/interactions/resolve"
-        return [
-            r for r in response.json()["requests"] if r["method"] == "POST" and r["path"] == path
-        ]
+        return [r for r in await self.control.log() if r["method"] == "POST" and r["path"] == path]
 
     async def fault(self, **spec: Any) -> None:
-        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
-        assert response.status_code < 300, response.text
+        await self.control.faults(**spec)
 
     async def restart(self, **changes: Any) -> Bridge:
         """Stop the bridge and start it again (with these settings changed), as a
@@ -203,14 +182,10 @@ class Loop:
     async def serve_raw(self, *records: Any, listed: bool = True) -> None:
         """Have Novo list these records verbatim (malformed, unknown kinds, hostile);
         `listed=False`: only answer GET by id with them (records that left the list)."""
-        response = await self.http.post(
-            f"{self.sim.url}/_sim/raw", json={"records": records, "listed": listed}
-        )
-        assert response.status_code < 300, response.text
+        await self.control.serve_raw(list(records), listed=listed)
 
     async def stop_serving_raw(self) -> None:
-        response = await self.http.delete(f"{self.sim.url}/_sim/raw")
-        assert response.status_code < 300, response.text
+        await self.control.clear_raw()
 
     def posted_ids(self) -> list[str]:
         """Interaction ids of every message Slack accepted a post for, in order."""
@@ -282,9 +257,12 @@ def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
 
 
 @asynccontextmanager
-async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterator[Loop]:
+async def open_loop(
+    workdir: Path, db: Path | str | None = None, **changes: Any
+) -> AsyncIterator[Loop]:
     """Simulator, local Slack and a bridge on `db` (a SQLite file in `workdir`, or a
-    PostgreSQL URL); `workdir` also holds the policy files scenarios write."""
+    PostgreSQL URL), with these settings changed (`post_rate=5.0`); `workdir` also holds
+    the policy files scenarios write. The one rig every in-process loop starts from."""
     async with (
         await start_sim(api_key=API_KEY) as sim,
         await start_local_slack() as slack,
@@ -294,8 +272,10 @@ async def open_loop(workdir: Path, db: Path | str | None = None) -> AsyncIterato
         slack.add_user("U0GRACE", "grace", "Grace Hopper")
         settings = bridge_settings(sim, slack, workdir / "bridge.db")
         if db is not None:
-            settings = settings.model_copy(update={"db_path": db})
-        clock = MovableClock()
+            changes = {"db_path": db, **changes}
+        if changes:
+            settings = settings.model_copy(update=changes)
+        clock = FakeClock()
         bridge = fast_bridge(settings, clock)
         await bridge.start()
         assert bridge.url is not None

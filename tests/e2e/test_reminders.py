@@ -145,10 +145,7 @@ async def test_a_window_moved_later_moves_the_steps_not_yet_taken(
     await _with_policy(loop, tmp_path, '  remind: ["50%"]\n')
     moved, moved_ts = await _approval(loop, 3)
     _, steady_ts = await _approval(loop, 3)
-    response = await loop.http.post(
-        f"{loop.sim.url}/_sim/interactions/{moved}/extend", json={"seconds": 5}
-    )
-    assert response.status_code < 300, response.text
+    await loop.control.extend(moved, 5)
     await _replied(loop, steady_ts, 1)  # the unmoved one's step, at 1.5 s
     assert _replies(loop, moved_ts) == []  # the moved one's is at 4 s now
     (reply,) = await _replied(loop, moved_ts, 1)

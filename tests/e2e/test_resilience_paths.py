@@ -82,8 +82,7 @@ async def test_finalising_waits_out_a_novo_outage(loop: Loop) -> None:
     path = f"/v1/interactions/{created['id']}"
 
     async def failed_reads() -> bool:
-        requests = (await loop.http.get(f"{loop.sim.url}/_sim/log")).json()["requests"]
-        return any(r["path"] == path and r["status"] == 503 for r in requests)
+        return any(r["path"] == path and r["status"] == 503 for r in await loop.control.log())
 
     await wait_until(failed_reads, message="the bridge tried to re-read it during the outage")
     assert ActionId.APPROVE in loop.action_ids(ts)  # nothing is claimed while unknown
@@ -94,7 +93,7 @@ async def test_finalising_waits_out_a_novo_outage(loop: Loop) -> None:
 async def test_an_interaction_novo_forgot_says_so(loop: Loop) -> None:
     created = await loop.create("approval_request")
     ts = await loop.shown(created["id"])
-    await loop.http.post(f"{loop.sim.url}/_sim/reset")
+    await loop.control.reset()
     await loop.shows(ts, "no longer exists")
     assert ActionId.APPROVE not in loop.action_ids(ts)
 
@@ -124,12 +123,9 @@ async def test_a_deadline_moved_later_is_shown(loop: Loop) -> None:
     created = await loop.create("approval_request", expiresInSeconds=300)
     ts = await loop.shown(created["id"])
     before = loop.message_text(ts)
-    moved = await loop.http.post(
-        f"{loop.sim.url}/_sim/interactions/{created['id']}/extend", json={"seconds": 3600}
-    )
+    moved = await loop.control.extend(created["id"], 3600)
     new_deadline = int(
-        time.mktime(time.strptime(moved.json()["expiresAt"][:19], "%Y-%m-%dT%H:%M:%S"))
-        - time.timezone
+        time.mktime(time.strptime(moved["expiresAt"][:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
     )
     shown = await loop.shows(ts, f"<!date^{new_deadline}^")
     assert shown != before

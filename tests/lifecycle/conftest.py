@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,14 +147,15 @@ class World:
         self.running.append(bridge)
         return bridge
 
+    @property
+    def control(self) -> SimControl:
+        return SimControl(self.sim.url, self.http)
+
     async def fault(self, **spec: object) -> None:
-        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
-        assert response.status_code == 200, response.text
+        await self.control.faults(**spec)
 
     async def sim_log(self) -> list[dict[str, object]]:
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        requests: list[dict[str, object]] = response.json()["requests"]
-        return requests
+        return await self.control.log(prefix="")
 
 
 @pytest.fixture

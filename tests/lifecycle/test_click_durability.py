@@ -21,11 +21,7 @@ SLOW_USERS_INFO_SECONDS = 0.15
 
 
 async def _create(world: World) -> str:
-    created = await world.http.post(
-        f"{world.sim.url}/_sim/interactions",
-        json={"kind": "approval_request", "expiresInSeconds": 600},
-    )
-    return str(created.json()["id"])
+    return str((await world.control.create(expiresInSeconds=600))["id"])
 
 
 def _ts_of(world: World, interaction_id: str) -> str | None:

@@ -22,16 +22,15 @@ import httpx
 import pytest
 
 from bot.bridge.runtime import Bridge
-from bot.demo.stack import local_bridge_settings
 from bot.localslack.driver import FORM, SlackDriver
-from bot.localslack.server import LocalSlack, start_local_slack
-from bot.sim.server import SimServer, start_sim
+from bot.localslack.server import LocalSlack
+from bot.sim.control import SimControl
+from bot.sim.server import SimServer
 from bot.slack.ids import ActionId
+from tests.e2e.conftest import CHANNEL, SIGNING_SECRET, open_loop
 from tests.support import wait_until
 
-SECRET = "junk-signing-secret"
-API_KEY = "junk-novo-key"
-CHANNEL = "C0JUNK"
+SECRET = SIGNING_SECRET
 JUNK_REQUESTS = 200
 
 
@@ -48,43 +47,20 @@ class Rig:
         return self.driver.events_url
 
     async def resolves(self) -> list[dict[str, Any]]:
-        response = await self.http.get(f"{self.sim.url}/_sim/log")
-        return [r for r in response.json()["requests"] if str(r["path"]).endswith("/resolve")]
+        log = await SimControl(self.sim.url, self.http).log()
+        return [r for r in log if str(r["path"]).endswith("/resolve")]
 
     async def posted_approval(self) -> tuple[str, str]:
-        created = await self.http.post(
-            f"{self.sim.url}/_sim/interactions", json={"kind": "approval_request"}
-        )
-        interaction_id = created.json()["id"]
+        created = await SimControl(self.sim.url, self.http).approval()
+        interaction_id = created["id"]
         await self.slack.wait_for(lambda: bool(self.slack.messages(CHANNEL)), within=10)
         return interaction_id, self.slack.messages(CHANNEL)[-1].ts
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
-        httpx.AsyncClient(timeout=10) as http,
-    ):
-        slack.add_user("U0ADA", "ada", "Ada Lovelace")
-        settings = local_bridge_settings(
-            sim,
-            slack,
-            tmp_path / "bridge.db",
-            signing_secret=SECRET,
-            api_key=API_KEY,
-            channel=CHANNEL,
-            poll_seconds=0.1,
-        )
-        bridge = Bridge(settings, host="127.0.0.1", novo_retry_base=0.01)
-        await bridge.start()
-        assert bridge.url is not None
-        driver = SlackDriver(bridge.url, SECRET, slack, http=http)
-        try:
-            yield Rig(sim, slack, bridge, driver, http)
-        finally:
-            await bridge.stop()
+    async with open_loop(tmp_path) as loop:
+        yield Rig(loop.sim, loop.slack, loop.bridge, loop.driver, loop.http)
 
 
 def _sign(body: bytes, timestamp: str, secret: str = SECRET) -> str:

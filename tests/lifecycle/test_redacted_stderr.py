@@ -25,17 +25,13 @@ def _leaks(text: str) -> list[str]:
 
 async def test_debug_stderr_and_the_audit_export_hold_no_planted_secret(world: World) -> None:
     world.slack.add_user("U0ADA", "ada", "Ada Lovelace")
-    created = await world.http.post(
-        f"{world.sim.url}/_sim/interactions",
-        json={
-            "kind": "approval_request",
-            "toolName": "migrate_db",
-            "input": approval_input(),
-            "preview": approval_preview(),
-            "expiresInSeconds": 600,
-        },
+    created = await world.control.approval(
+        toolName="migrate_db",
+        input=approval_input(),
+        preview=approval_preview(),
+        expiresInSeconds=600,
     )
-    interaction_id = created.json()["id"]
+    interaction_id = created["id"]
     bridge = await world.run("-v")
     url = await bridge.url()
 

@@ -36,10 +36,7 @@ async def _held(world: World, path: str) -> bool:
 
 
 async def test_sigterm_while_novo_hangs_on_a_click_and_a_poll(world: World) -> None:
-    created = await world.http.post(
-        f"{world.sim.url}/_sim/interactions", json={"kind": "approval_request"}
-    )
-    interaction_id = created.json()["id"]
+    interaction_id = (await world.control.approval())["id"]
     bridge = await world.run()
     url = await bridge.url()
     await world.slack.wait_for(lambda: bool(world.slack.messages(CHANNEL)), within=10)

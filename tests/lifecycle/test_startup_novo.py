@@ -8,11 +8,9 @@ again when Novo answers.
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 from tests.lifecycle.conftest import World
 from tests.lifecycle.test_startup_failures import _one_line_failure
+from tests.support import wait_until
 
 
 async def test_a_key_novo_refuses_stops_start_up_naming_it(world: World) -> None:
@@ -49,10 +47,11 @@ async def test_a_novo_that_is_down_is_said_once_and_again_when_it_answers(world:
     await world.fault(errorRate=1, status=503, routes="list")
     bridge = await world.run()
     await bridge.saw("bridge started")
-    deadline = time.monotonic() + 10
-    while await _lists(world) < 4:  # the look at start-up and three failed polls
-        assert time.monotonic() < deadline, bridge.stderr
-        await asyncio.sleep(0.05)
+
+    async def looked_four_times() -> bool:  # the look at start-up and three failed polls
+        return await _lists(world) >= 4
+
+    await wait_until(looked_four_times, message="the start-up look and three failed polls")
     down = [line for line in bridge.lines if "does not answer" in line]
     assert len(down) == 1, bridge.stderr
     assert f"Novo at {world.sim.url} (NOVO_API_URL) does not answer (HTTP 503); retrying" in down[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,21 +12,9 @@ from aiohttp import web
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack, SlackDriver
+from tests.support import FakeClock
 
 SIGNING_SECRET = "local-signing-secret"
-
-
-class FakeClock:
-    """A clock tests move by hand, so expiry is tested without waiting."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @dataclass
@@ -50,9 +39,12 @@ class FakeBridge:
         return web.json_response(self.reply, status=self.status)
 
 
+START = datetime.fromtimestamp(1_700_000_000, UTC)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(START)
 
 
 @pytest.fixture
@@ -64,7 +56,7 @@ async def slack() -> AsyncIterator[LocalSlack]:
 @pytest.fixture
 async def timed_slack(clock: FakeClock) -> AsyncIterator[LocalSlack]:
     """A local Slack whose trigger expiry and rate windows follow `clock`."""
-    async with LocalSlack(clock=clock) as server:
+    async with LocalSlack(clock=clock.seconds) as server:
         yield server
 
 

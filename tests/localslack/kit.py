@@ -1,8 +1,21 @@
-"""Block Kit builders shared by the local Slack's tests (plain dicts, as Slack sees them)."""
+"""Block Kit builders shared by the local Slack's tests (plain dicts, as Slack sees them), and
+`refusal`, the one way those tests read the error of a call Slack refuses."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
+from slack_sdk.errors import SlackApiError
+
+
+async def refusal(call: Any) -> dict[str, Any]:
+    """The body of the error `call` (an awaitable slack_sdk call) is refused with; fails the
+    test if the call succeeds."""
+    with pytest.raises(SlackApiError) as caught:
+        await call
+    data: dict[str, Any] = caught.value.response.data
+    return data
 
 
 def plain(text: str) -> dict[str, Any]:

@@ -10,23 +10,15 @@ from typing import Any
 
 import httpx
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack
 from bot.slack import limits
-from tests.localslack.kit import actions, button, radio_block, section, text_input
+from tests.localslack.kit import actions, button, radio_block, refusal, section, text_input
 
 CHANNEL = "C0APPROVALS"
 METADATA = {"event_type": "novo_interaction", "event_payload": {"interaction_id": "int_1"}}
 TS = re.compile(r"^\d{10}\.\d{6}$")
-
-
-async def refusal(call: Any) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call
-    data: dict[str, Any] = caught.value.response.data
-    return data
 
 
 async def test_auth_test_names_the_bot(client: AsyncWebClient, slack: LocalSlack) -> None:

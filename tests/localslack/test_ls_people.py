@@ -7,12 +7,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import CapturedRequest, FakeBridge
-from tests.localslack.kit import actions, button, modal, section, text_input
+from tests.localslack.kit import actions, button, modal, refusal, section, text_input
 
 ALICE, BOB, CHEN = "U0LOCAL01", "U0LOCAL02", "U0LOCAL03"
 GUEST, SOLO, OUTSIDER = "U0GUEST", "U0SOLO", "U0OUTSIDE"
@@ -22,13 +21,6 @@ GROUP = "S0DEPLOYERS"
 # Named here rather than taken from the defaults, which follow manifest.yml.
 BASE_SCOPES = ("chat:write", "users:read")
 PEOPLE_SCOPES = (*BASE_SCOPES, "usergroups:read", "im:write", "mpim:write")
-
-
-async def refusal(call: Any) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call
-    data: dict[str, Any] = caught.value.response.data
-    return data
 
 
 def payload_of(request: CapturedRequest) -> dict[str, Any]:

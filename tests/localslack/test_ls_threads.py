@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack
+from tests.localslack.kit import refusal
 
 CHANNEL = "C0APPROVALS"
 OTHER = "C0ELSEWHERE"
 BOB = "U0LOCAL02"
-
-
-async def refusal(call: Any) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call
-    data: dict[str, Any] = caught.value.response.data
-    return data
 
 
 async def post(client: AsyncWebClient, text: str, **args: Any) -> str:

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack
 from bot.slack import limits
-from tests.localslack.conftest import FakeClock
-from tests.localslack.kit import big_modal, modal, section, text_input
-
-
-async def refusal(call: Any) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call
-    data: dict[str, Any] = caught.value.response.data
-    return data
+from tests.localslack.conftest import START
+from tests.localslack.kit import big_modal, modal, refusal, section, text_input
+from tests.support import FakeClock
 
 
 async def open_modal(client: AsyncWebClient, slack: LocalSlack, view: dict[str, Any]) -> str:
@@ -86,7 +78,7 @@ async def test_trigger_expires(timed_slack: LocalSlack, clock: FakeClock) -> Non
 
 
 async def test_trigger_ttl_is_configurable() -> None:
-    async with LocalSlack(trigger_ttl=0.0, clock=FakeClock()) as slack:
+    async with LocalSlack(trigger_ttl=0.0, clock=FakeClock(START).seconds) as slack:
         client = AsyncWebClient(token=slack.bot_token, base_url=slack.api_url)
         # the fake clock does not move: an age of 0 is still within a TTL of 0
         await client.views_open(trigger_id=slack.issue_trigger(), view=modal(section("a")))

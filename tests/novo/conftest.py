@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from bot.novo.client import NovoClient
+from bot.sim.control import SimControl
 
 API_KEY = "sk-test-5ecret-key-do-not-leak"
 BASE_URL = "https://novo.test"
@@ -19,7 +20,9 @@ Reply = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
 
 
 def approval_wire(interaction_id: str = "int_a1", **fields: Any) -> dict[str, Any]:
-    """An approval as the API sends it, with every field Part 1 lists."""
+    """An interaction record as the API sends it, with every field Part 1 lists: the one
+    builder of records. An approval unless `fields` say otherwise (`question_wire` is a
+    question); `fields` override any top-level field."""
     wire: dict[str, Any] = {
         "id": interaction_id,
         "object": "interaction",
@@ -147,50 +150,6 @@ def client(make_client: Callable[..., NovoClient]) -> NovoClient:
 SIM_KEY = "sim-test-key-never-logged"
 
 
-class SimControl:
-    """The simulator's unauthenticated control API, for arranging and inspecting a test."""
-
-    def __init__(self, http: httpx.AsyncClient) -> None:
-        self.http = http
-
-    async def create(self, kind: str, **fields: Any) -> dict[str, Any]:
-        response = await self.http.post("/_sim/interactions", json={"kind": kind, **fields})
-        assert response.status_code == 201, response.text
-        created: dict[str, Any] = response.json()
-        return created
-
-    async def approval(self, **fields: Any) -> dict[str, Any]:
-        return await self.create("approval_request", **fields)
-
-    async def question(self, request: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        return await self.create("question", request=request, **fields)
-
-    async def faults(self, **settings: Any) -> None:
-        response = await self.http.post("/_sim/faults", json=settings)
-        assert response.is_success, response.text
-
-    async def terminate(self, run_id: str) -> None:
-        response = await self.http.post(f"/_sim/runs/{run_id}/terminate")
-        assert response.is_success, response.text
-
-    async def extend(self, interaction_id: str, seconds: float) -> None:
-        response = await self.http.post(
-            f"/_sim/interactions/{interaction_id}/extend", json={"seconds": seconds}
-        )
-        assert response.is_success, response.text
-
-    async def log(self, prefix: str = "/v1/") -> list[dict[str, Any]]:
-        """The API requests the simulator saw, control calls left out."""
-        response = await self.http.get("/_sim/log")
-        assert response.is_success, response.text
-        requests: list[dict[str, Any]] = response.json()["requests"]
-        return [r for r in requests if str(r["path"]).startswith(prefix)]
-
-    async def clear_log(self) -> None:
-        response = await self.http.delete("/_sim/log")
-        assert response.is_success, response.text
-
-
 @pytest.fixture
 async def sim() -> AsyncIterator[Any]:
     from bot.sim.server import start_sim
@@ -204,8 +163,8 @@ async def sim() -> AsyncIterator[Any]:
 
 @pytest.fixture
 async def control(sim: Any) -> AsyncIterator[SimControl]:
-    async with httpx.AsyncClient(base_url=sim.url, timeout=5.0) as http:
-        yield SimControl(http)
+    async with httpx.AsyncClient(timeout=5.0) as http:
+        yield SimControl(sim.url, http)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -12,29 +11,12 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import TIMEOUT_REASON, InputResponse, Interaction, ResolveInteractionBody
+from bot.sim.control import SimControl
+from tests.support import wait_until
 
-from .conftest import SIM_KEY, SimControl
+from .conftest import SIM_KEY
 
 pytestmark = pytest.mark.timeout(20)
-
-POLL_SECONDS = 0.02
-
-
-async def eventually(
-    probe: Callable[[], Awaitable[Interaction]],
-    done: Callable[[Interaction], bool],
-    *,
-    within: float = 5.0,
-) -> Interaction:
-    """Probe until `done` holds, failing once the deadline passes."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
-        value = await probe()
-        if done(value):
-            return value
-        assert loop.time() < deadline, f"condition not met within {within}s: {value!r}"
-        await asyncio.sleep(POLL_SECONDS)
 
 
 def approve(interaction_id: str) -> ResolveInteractionBody:
@@ -141,7 +123,11 @@ async def test_short_window_expires_the_whole_run(novo: NovoClient, control: Sim
     )
     assert short["expiresAt"] is not None
 
-    expired = await eventually(lambda: novo.get(short["id"]), lambda i: not i.is_pending)
+    async def expired_record() -> Interaction | None:
+        record = await novo.get(short["id"])
+        return None if record.is_pending else record
+
+    expired: Interaction = await wait_until(expired_record, timeout=5.0, message="the expiry")
     assert (expired.status, expired.decision, expired.reason) == (
         "cancelled",
         "cancel",
@@ -179,9 +165,8 @@ async def test_expired_interactions_leave_the_pending_list(
     async def pending_ids() -> list[str]:
         return [i.id async for i in novo.list_interactions(status="pending")]
 
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5.0
-    while gone["id"] in await pending_ids():
-        assert loop.time() < deadline, "the short window never expired"
-        await asyncio.sleep(POLL_SECONDS)
+    async def gone_expired() -> bool:
+        return gone["id"] not in await pending_ids()
+
+    await wait_until(gone_expired, timeout=5.0, message="the short window to expire")
     assert await pending_ids() == [keep["id"]]

@@ -7,8 +7,7 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import BatchResolveItem, InputResponse
-
-from .conftest import SimControl
+from bot.sim.control import SimControl
 
 pytestmark = pytest.mark.timeout(20)
 

@@ -10,8 +10,9 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
+from bot.sim.control import SimControl
 
-from .conftest import SIM_KEY, SimControl
+from .conftest import SIM_KEY
 
 pytestmark = pytest.mark.timeout(20)
 

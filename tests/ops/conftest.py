@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.bridge.runtime import Bridge
 from bot.config import load_settings
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 
 API_KEY = "ops-novo-key"
@@ -66,16 +67,15 @@ class Servers:
 
         return running()
 
+    @property
+    def control(self) -> SimControl:
+        return SimControl(self.sim.url, self.http)
+
     async def create(self, kind: str = "approval_request", **fields: object) -> str:
-        response = await self.http.post(
-            f"{self.sim.url}/_sim/interactions", json={"kind": kind, **fields}
-        )
-        assert response.status_code == 201, response.text
-        return str(response.json()["id"])
+        return str((await self.control.create(kind, **fields))["id"])
 
     async def fault(self, **spec: object) -> None:
-        response = await self.http.post(f"{self.sim.url}/_sim/faults", json=spec)
-        assert response.status_code < 300, response.text
+        await self.control.faults(**spec)
 
     def shown_ts(self, interaction_id: str) -> str | None:
         """The ts of the channel message for the interaction, once Slack shows one."""

@@ -126,7 +126,7 @@ async def test_json_lines_carry_the_interaction_id_and_idle_is_quiet(servers: Se
 
 async def _polls(servers: Servers) -> int:
     """How many requests Novo (the simulator) has had."""
-    return len((await servers.http.get(f"{servers.sim.url}/_sim/log")).json()["requests"])
+    return len(await servers.control.log(prefix=""))
 
 
 def test_text_lines_show_an_id_given_only_as_extra_and_chatty_libraries_stay_quiet(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.demo.screenshots import APPROVAL, QUESTION, Stage, make_screenshots, message
+from bot.sim.control import SimControl
 from bot.sim.demo_data import COUNTRIES
 from bot.slack.question_answers import ERROR_REQUIRED_TEXT
 from tests.support import wait_until
@@ -32,7 +33,7 @@ async def _resolved(scene: Stage, interaction_id: str) -> dict[str, Any]:
 
 
 async def _resolve_calls(scene: Stage, interaction_id: str) -> list[dict[str, Any]]:
-    log = (await scene.http.get(f"{scene.stack.sim.url}/_sim/log")).json()["requests"]
+    log = await SimControl(scene.stack.sim.url, scene.http).log()
     path = f"/v1/interactions/{interaction_id}/resolve"
     return [r for r in log if r["method"] == "POST" and r["path"] == path]
 

@@ -22,6 +22,7 @@ import pytest
 
 from bot.cli import main
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 from tests.novo.conftest import approval_wire, question_wire
 
@@ -305,9 +306,7 @@ def _settings_env(
 
 async def _created(sim: SimServer, **fields: Any) -> str:
     async with httpx.AsyncClient(timeout=5) as http:
-        response = await http.post(f"{sim.url}/_sim/interactions", json=fields)
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
+        return str((await SimControl(sim.url, http).create(**fields))["id"])
 
 
 async def test_explain_by_id_lists_group_members(

@@ -21,6 +21,7 @@ from bot.redaction.keys import is_secret_name
 from bot.redaction.masks import DOTS, LABELS
 from bot.redaction.record import WITHHELD, withheld
 from bot.redaction.text import redact_text
+from tests.novo.conftest import approval_wire
 from tests.redaction.planted import ORDINARY, SECRETS, approval_input, in_text, question_request
 
 CORPUS = [
@@ -230,21 +231,20 @@ def _question(request: dict[str, Any]) -> Interaction:
 
 
 def _wire(kind: str, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": "int_1",
-        "runId": "run_1",
-        "rootRunId": "run_1",
-        "threadId": "thr_1",
-        "agentId": "agt_1",
-        "kind": kind,
-        "status": "pending",
-        "stepNumber": 1,
-        "toolName": "tool",
-        "toolCallId": "call_1",
-        "createdAt": "2026-12-01T20:00:00.000Z",
-        "updatedAt": "2026-12-01T20:00:00.000Z",
-        **fields,
-    }
+    moment = "2026-12-01T20:00:00.000Z"
+    return approval_wire(
+        "int_1",
+        **{
+            "kind": kind,
+            "toolName": "tool",
+            "hookId": None,
+            "input": None,
+            "expiresAt": None,
+            "createdAt": moment,
+            "updatedAt": moment,
+            **fields,
+        },
+    )
 
 
 _JSON = st.recursive(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from bot.localslack.validation import assert_valid_message, text_length
 from bot.novo.models import Interaction
 from bot.slack.limits import MESSAGE_BLOCKS, MESSAGE_TEXT_BUDGET, SECTION_TEXT
 from bot.slack.render.context import Nudge
@@ -22,7 +23,6 @@ from bot.slack.render.digest import (
     Waiter,
     render_digest,
 )
-from bot.slack.render.validate import assert_valid_message, message_text_length
 
 from .conftest import NOW, approval_fields
 from .helpers import BARE_BROADCAST, all_text, block, block_ids
@@ -204,7 +204,7 @@ def test_thousands_of_items_fit_with_and_n_more() -> None:
     message = render_digest(facts)
     assert_valid_message(message)
     assert len(message["blocks"]) <= MESSAGE_BLOCKS
-    assert message_text_length(message["blocks"]) <= MESSAGE_TEXT_BUDGET
+    assert text_length(message["blocks"]) <= MESSAGE_TEXT_BUDGET
     for block_id in (DECIDED_BLOCK_ID, EXPIRED_BLOCK_ID, PENDING_BLOCK_ID, WAITERS_BLOCK_ID):
         text = _text(message, block_id)
         assert len(text) <= SECTION_TEXT

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import SECTION_TEXT
@@ -18,7 +19,6 @@ from bot.slack.render.input_viewer import (
     input_viewer_page_count,
     render_input_viewer,
 )
-from bot.slack.render.validate import assert_valid_view
 
 from .conftest import NOW, MakeApproval
 from .helpers import code_body, unescape

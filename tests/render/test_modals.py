@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.novo.rules import MAX_REASON_CHARS
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
@@ -14,7 +15,6 @@ from bot.slack.render.modals import (
     render_notice_modal,
     render_reason_modal,
 )
-from bot.slack.render.validate import assert_valid_view
 
 from .conftest import MakeApproval
 from .helpers import assert_inert

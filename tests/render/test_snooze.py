@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from bot.localslack.validation import assert_valid_message
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.common import relative_deadline
@@ -27,7 +28,6 @@ from bot.slack.render.snooze_choices import (
     choice_for,
     offered_choices,
 )
-from bot.slack.render.validate import assert_valid_message
 from tests.render_question.conftest import make_interaction, question
 
 from .conftest import NOW, MakeApproval, MakeDecision, state_cases

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
+from bot.localslack.validation import (
+    assert_valid_message,
+    assert_valid_view,
+    text_length,
+)
 from bot.novo.models import Interaction
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.context import MessageContext
 from bot.slack.render.modals import render_notice_modal
-from bot.slack.render.validate import (
-    assert_valid_message,
-    assert_valid_view,
-    message_text_length,
-)
 
 
 def section(text: str, block_id: str) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def test_too_many_blocks() -> None:
 
 def test_total_text() -> None:
     blocks = [section("x" * 2_500, f"b{n}") for n in range(5)]
-    assert message_text_length(blocks) == 12_500
+    assert text_length(blocks) == 12_500
     fails_at("/blocks", assert_valid_message, message(blocks))
 
 

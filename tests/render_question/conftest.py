@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.novo.models import Interaction
 from bot.slack.render.question_modal import search_external_options
+from tests.novo.conftest import question_wire
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 INTERACTION_ID = "int_q1"
@@ -33,25 +34,16 @@ def make_interaction(
     request: dict[str, Any] | None, *, status: str = "pending", **fields: Any
 ) -> Interaction:
     """A question interaction as Novo would return it; `fields` override any top-level field."""
-    wire: dict[str, Any] = {
-        "id": INTERACTION_ID,
-        "runId": "run_1",
-        "rootRunId": "run_1",
-        "workerRef": None,
-        "threadId": "thr_1",
-        "agentId": "agt_1",
-        "kind": "question",
-        "status": status,
-        "stepNumber": 3,
-        "toolName": "ask_question",
-        "toolCallId": "call_1",
-        "request": request,
-        "resolution": None,
-        "expiresAt": (NOW + timedelta(minutes=30)).isoformat() if status == "pending" else None,
-        "createdAt": (NOW - timedelta(minutes=5)).isoformat(),
-        "resolvedAt": None if status == "pending" else NOW.isoformat(),
-        "updatedAt": NOW.isoformat(),
-    }
+    wire = question_wire(
+        INTERACTION_ID,
+        status=status,
+        stepNumber=3,
+        request=request,
+        expiresAt=(NOW + timedelta(minutes=30)).isoformat() if status == "pending" else None,
+        createdAt=(NOW - timedelta(minutes=5)).isoformat(),
+        resolvedAt=None if status == "pending" else NOW.isoformat(),
+        updatedAt=NOW.isoformat(),
+    )
     wire.update(fields)
     return Interaction.model_validate(wire)
 

@@ -28,10 +28,8 @@ STRANDED_DEADLINE = 10.0
 
 
 async def _create(world: World, kind: str = "approval_request", **fields: Any) -> str:
-    body = {"kind": kind, "toolName": "deploy_service", **fields}
-    response = await world.http.post(f"{world.sim.url}/_sim/interactions", json=body)
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
+    fields = {"toolName": "deploy_service", **fields}
+    return str((await world.control.create(kind, **fields))["id"])
 
 
 async def _novo_record(world: World, interaction_id: str) -> dict[str, Any]:

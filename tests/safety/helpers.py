@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.novo.models import Interaction
+from tests.novo.conftest import approval_wire
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LONE_SURROGATE = "\ud800"
@@ -23,21 +24,17 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 def record(kind: str = "question", **fields: Any) -> Interaction:
     """A pending interaction as Novo sends it, every agent-written field hostile unless given."""
-    wire: dict[str, Any] = {
-        "id": "int_hostile",
-        "runId": "run_1",
-        "rootRunId": "run_1",
-        "threadId": "thr_1",
-        "agentId": "agt_" + HOSTILE,
-        "kind": kind,
-        "status": "pending",
-        "stepNumber": 1,
-        "toolName": "tool " + HOSTILE,
-        "toolCallId": "call_1",
-        "expiresAt": (NOW + timedelta(minutes=30)).isoformat(),
-        "createdAt": NOW.isoformat(),
-        "updatedAt": NOW.isoformat(),
-    }
+    wire = approval_wire(
+        "int_hostile",
+        agentId="agt_" + HOSTILE,
+        kind=kind,
+        toolName="tool " + HOSTILE,
+        hookId=None,
+        input=None,
+        expiresAt=(NOW + timedelta(minutes=30)).isoformat(),
+        createdAt=NOW.isoformat(),
+        updatedAt=NOW.isoformat(),
+    )
     if kind == "question":
         wire["request"] = hostile_request()
     else:

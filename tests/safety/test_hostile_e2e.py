@@ -41,7 +41,7 @@ def _posts_of(loop: Loop, interaction_id: str) -> list[Any]:
 
 
 async def _polls(loop: Loop) -> int:
-    log = (await loop.http.get(f"{loop.sim.url}/_sim/log")).json()["requests"]
+    log = await loop.control.log()
     return sum(1 for r in log if r["method"] == "GET" and r["path"] == "/v1/interactions")
 
 

@@ -27,6 +27,7 @@ import pytest
 
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.sim.control import SimControl
 from bot.sim.server import SimServer, start_sim
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import _block_text
@@ -113,11 +114,7 @@ class Rig:
         return ran.out + ran.err
 
     async def create(self) -> str:
-        created = await self.http.post(
-            f"{self.sim.url}/_sim/interactions",
-            json={"kind": "approval_request", "expiresInSeconds": 600},
-        )
-        return str(created.json()["id"])
+        return str((await SimControl(self.sim.url, self.http).approval(expiresInSeconds=600))["id"])
 
     async def record(self, interaction_id: str) -> dict[str, Any]:
         response = await self.http.get(
@@ -232,7 +229,7 @@ async def test_two_containers_share_a_postgresql_database_as_the_deployment_does
     record = await wait_until(lambda: _resolved(rig, asked), message=f"{asked} resolved")
     assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
     assert rig.posts_of(asked) == [ts]
-    log = (await rig.http.get(f"{rig.sim.url}/_sim/log")).json()["requests"]
+    log = await SimControl(rig.sim.url, rig.http).log()
     resolves = [r for r in log if r["path"] == f"/v1/interactions/{asked}/resolve"]
     assert len(resolves) == 1, resolves
 

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 
 from bot.sim import SimServer, SimState, start_sim
+from bot.sim.control import SimControl
+from tests.support import FakeClock
 
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]
-Poll = Callable[[Callable[[], bool]], Awaitable[None]]
 PARK_SECONDS = 900.0
 
 # The doc's own example of a question's request (Part 2), plus an optional single choice.
@@ -60,19 +58,6 @@ _MIGRATION_REQUEST: Json = {
 }
 
 
-@dataclass
-class FakeClock:
-    """A clock that only moves when told to."""
-
-    now: datetime
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
 @pytest.fixture
 def fake_clock() -> FakeClock:
     return FakeClock(datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC))
@@ -111,23 +96,6 @@ def create(client: httpx.AsyncClient) -> Create:
     """Create an interaction through the control API and return it as the API shows it."""
 
     async def _create(**spec: Any) -> Json:
-        response = await client.post("/_sim/interactions", json=spec)
-        assert response.status_code == 201, response.text
-        created: Json = response.json()
-        return created
+        return await SimControl(str(client.base_url), client).create(**spec)
 
     return _create
-
-
-@pytest.fixture
-def poll() -> Poll:
-    return wait_for
-
-
-async def wait_for(condition: Callable[[], bool], within: float = 5.0) -> None:
-    """Poll `condition` until it holds, failing the test at the deadline."""
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("condition not met before the deadline")
-        await asyncio.sleep(0.01)

@@ -17,10 +17,10 @@ import pytest
 
 from bot.sim import start_sim
 from bot.sim.demo_data import TEMPLATES
+from tests.support import wait_until
 
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]
-Poll = Callable[[Callable[[], bool]], Awaitable[None]]
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -143,7 +143,7 @@ def shapes(question: Json) -> set[str]:
     return found
 
 
-async def test_demo_seeds_every_shape_and_keeps_feeding(poll: Poll) -> None:
+async def test_demo_seeds_every_shape_and_keeps_feeding() -> None:
     async with (
         await start_sim(demo=True, demo_interval_seconds=0.05) as sim,
         httpx.AsyncClient(base_url=sim.url) as http,
@@ -168,7 +168,7 @@ async def test_demo_seeds_every_shape_and_keeps_feeding(poll: Poll) -> None:
         windows = [when(i["expiresAt"]) - when(i["createdAt"]) for i in seeded]
         assert any(w <= timedelta(seconds=90) for w in windows), "nothing expires soon"
         assert any(i["kind"] == "approval_request" and i["workerRef"] is not None for i in seeded)
-        await poll(lambda: len(sim.state.interactions()) > len(seeded) + 2)
+        await wait_until(lambda: len(sim.state.interactions()) > len(seeded) + 2, timeout=5.0)
 
 
 async def test_run_sim_serves_until_sigterm() -> None:

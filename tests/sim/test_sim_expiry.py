@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 
 from bot.sim import SimServer
+from tests.support import wait_until
 
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]
-Poll = Callable[[Callable[[], bool]], Awaitable[None]]
 
 
 def when(stamp: str) -> datetime:
@@ -23,7 +23,6 @@ async def test_expiry_cancels_the_run_without_any_request(
     sim: SimServer,
     client: httpx.AsyncClient,
     create: Create,
-    poll: Poll,
     migration_request: Json,
 ) -> None:
     short = await create(kind="approval_request", runId="run_e", expiresInSeconds=0.3)
@@ -34,7 +33,7 @@ async def test_expiry_cancels_the_run_without_any_request(
     await client.delete("/_sim/log")
 
     # next_deadline() only reads: it moves on only if the background task expired the run.
-    await poll(lambda: sim.state.next_deadline() == when(other["expiresAt"]))
+    await wait_until(lambda: sim.state.next_deadline() == when(other["expiresAt"]), timeout=5.0)
     assert (await client.get("/_sim/log")).json()["requests"] == []
 
     got = {

@@ -8,6 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.sim.control import SimControl
+
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]
 SELF = "<self>"  # stands for the interaction's own id in the tables below
@@ -278,8 +280,7 @@ async def test_cancel(client: httpx.AsyncClient, create: Create, migration_reque
 async def test_terminated_run_is_resolved(client: httpx.AsyncClient, create: Create) -> None:
     item = await create(kind="approval_request", runId="run_gone")
     untouched = await create(kind="approval_request", runId="run_alive")
-    answer = await client.post("/_sim/runs/run_gone/terminate")
-    assert answer.status_code == 200
+    await SimControl(str(client.base_url), client).terminate("run_gone")  # raises unless 200
     assert (await client.get(f"/v1/interactions/{item['id']}")).json()["status"] == "pending"
     body = {"inputResponses": [{"requestId": item["id"], "optionId": "approve"}]}
     done = await resolve(client, item["id"], body)

@@ -12,6 +12,7 @@ import time
 import httpx
 
 from bot.sim import InteractionSpec, SimServer, start_sim
+from bot.sim.control import SimControl
 from tests.support import wait_until
 
 CYCLES = 200
@@ -47,27 +48,24 @@ async def test_close_returns_while_the_expiry_watch_is_woken() -> None:
 async def test_a_hung_request_neither_blocks_close_nor_outlives_clearing() -> None:
     sim = await start_sim(api_key="k")
     async with httpx.AsyncClient(base_url=sim.url, timeout=30) as http:
-        hang = await http.post("/_sim/faults", json={"hang": True, "routes": "list"})
-        assert hang.status_code == 200, hang.text
-        assert hang.json()["hang"] is True
+        control = SimControl(sim.url, http)
+        assert (await control.faults(hang=True, routes="list"))["hang"] is True
         headers = {"Authorization": "Bearer k"}
         first = asyncio.create_task(http.get("/v1/interactions", headers=headers))
-        await wait_until(lambda: _logged(http, 1), message="the first request held")
+        await wait_until(lambda: _logged(control, 1), message="the first request held")
         assert not first.done()
-        cleared = await http.post("/_sim/faults", json={})
-        assert cleared.status_code == 200
+        await control.faults()  # answered 200, or it raises
         assert (await first).status_code == 200  # clearing the faults lets it go
 
-        await http.post("/_sim/faults", json={"hang": True})
+        await control.faults(hang=True)
         second = asyncio.create_task(http.get("/v1/interactions", headers=headers))
-        await wait_until(lambda: _logged(http, 2), message="the second request held")
+        await wait_until(lambda: _logged(control, 2), message="the second request held")
         started = time.monotonic()
         assert await _closes_within(sim, CLOSE_WITHIN_SECONDS)
         assert time.monotonic() - started < 3.0
         await asyncio.gather(second, return_exceptions=True)
 
 
-async def _logged(http: httpx.AsyncClient, count: int) -> bool:
+async def _logged(control: SimControl, count: int) -> bool:
     """Whether the simulator has received `count` public requests (held ones included)."""
-    response = await http.get("/_sim/log")
-    return len(response.json()["requests"]) == count
+    return len(await control.log(prefix="")) == count
