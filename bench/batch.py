@@ -55,10 +55,22 @@ async def _resolve_calls(rig: Rig) -> int:
     )
 
 
+def _offers_all(group: StoredMessage, size: int) -> bool:
+    return any(
+        element.get("action_id") == ActionId.APPROVE_ALL and f"({size})" in str(element)
+        for block in group.blocks
+        if block.get("type") == "actions"
+        for element in block.get("elements", [])
+    )
+
+
 async def _ready(rig: Rig, run: str, size: int) -> StoredMessage:
     async def probe() -> StoredMessage | None:
         group = _group(rig, run)
-        return group if group is not None and len(_cards(rig, group)) >= size else None
+        if group is None or len(_cards(rig, group)) < size:
+            return None
+        # the group offers Approve all only once every card is out, on its next re-render
+        return group if _offers_all(rig.slack.message(CHANNEL, group.ts), size) else None
 
     group: StoredMessage = await wait_until(
         probe, timeout=WITHIN_SECONDS, message=f"{size} cards under the group"
