@@ -41,7 +41,7 @@ from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.describe import GONE_TEXT, UNKNOWN_TEXT, describe_final_state
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
-from bot.services.reasons import slack_reason
+from bot.services.reasons import slack_reason, standing_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.audit import AuditEvent
 from bot.sync.final_metrics import observe_final
@@ -356,9 +356,11 @@ class DecisionService:
     ) -> tuple[SlackDecision, ResolveInteractionBody]:
         """The decision with the decider named, and the body carrying its reason."""
         decision = await self._named(queued.decision)
-        approvals = await self._approvers(queued, decision.actor)
-        body = queued.body.model_copy(update={"reason": slack_reason(decision.verb, approvals)})
-        return decision, body
+        if queued.standing_until is not None:
+            reason = standing_reason(decision.verb, decision.actor, queued.standing_until)
+        else:
+            reason = slack_reason(decision.verb, await self._approvers(queued, decision.actor))
+        return decision, queued.body.model_copy(update={"reason": reason})
 
     async def _delivered(
         self,
