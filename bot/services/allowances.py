@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 
 def scope_of(choice: str | None) -> AllowanceScope | None:
     """The allowance an overflow choice asks for, or None when it asks for none."""
-    return OFFER_SCOPES.get(choice) if choice is not None else None  # type: ignore[call-overload]
+    return OFFER_SCOPES.get(choice) if choice is not None else None
 
 
 def _permits(route: Route, allowance: Allowance) -> bool:

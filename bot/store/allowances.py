@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import cast
 
 from sqlalchemy import RowMapping, select, update
@@ -160,12 +161,18 @@ class AllowanceQueries(StoreBase):
         each; the ids used now (one already tracked, by a poll or another replica, is not)."""
         used: list[str] = []
         for plan in planned:
-            if await self._transaction(lambda c, p=plan: _use_one(c, p, now)):  # type: ignore[misc]
+            if await self._transaction(partial(_use_one, plan=plan, now=now)):
                 used.append(plan.interaction.id)
         return used
 
     async def claim_unreported_uses(self, now: datetime) -> list[AllowanceUse]:
-        """Uses whose thread report has not gone out, each claimed by this call alone."""
+        """Uses whose thread report has not gone out, each claimed by this call alone
+        (a look first: most polls find none, and a poll should not write for nothing)."""
+        waiting = select(allowance_uses.c.interaction_id).where(
+            allowance_uses.c.reported_at.is_(None)
+        )
+        if await self._first(waiting.limit(1)) is None:
+            return []
         rows = await self._all(
             update(allowance_uses)
             .where(allowance_uses.c.reported_at.is_(None))
@@ -183,7 +190,7 @@ class AllowanceQueries(StoreBase):
         return [_use_of(r) for r in rows]
 
 
-async def _use_one(connection: AsyncConnection, plan: PlannedUse, now: datetime) -> bool:
+async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: datetime) -> bool:
     interaction = plan.interaction
     tracked = (
         insert_for(connection, interactions)

@@ -36,7 +36,11 @@ ALLOWANCE_LINES_SHOWN = 3
 """Allowance lines on one granting message (each a section with its Revoke button)."""
 LINE_CHARS = SECTION_TEXT // 10
 REPORT_TEXT = 3_000
-OFFER_SCOPES = {OverflowValue.ALLOW_FOR_RUN: "run", OverflowValue.ALLOW_FOR_HOUR: "tool"}
+OFFER_SCOPES: dict[str, AllowanceScope] = {
+    OverflowValue.ALLOW_FOR_RUN.value: "run",
+    OverflowValue.ALLOW_FOR_HOUR.value: "tool",
+}
+"""The overflow choices that grant an allowance, and the scope each asks for."""
 TOOL_SCOPE_SECONDS = 3600.0
 """How long a `tool` allowance lasts, unless the rule's `max` is shorter."""
 
