@@ -112,6 +112,8 @@ async def _allowances(settings: Settings) -> StandingFacts:
     """The standing approvals the bridge's store holds, read beside a running bridge (no
     lock, no migration); why not, when it can't be read."""
     now = datetime.now(UTC)
+    if settings.db_path is None:
+        return StandingFacts(now, problem="NOVO_SLACK_DB can't be read")
     try:
         store = await Store.open_reader(settings.db_path)
     except StoreOpenError as exc:
@@ -124,7 +126,13 @@ async def _allowances(settings: Settings) -> StandingFacts:
 
 # Read when they can be, each on its own: the policy file, the bridge's channel (where
 # unrouted interactions go), and the Slack token that lists user groups.
-_OPTIONAL = ("NOVO_SLACK_CONFIG", "NOVO_SLACK_CHANNEL", "SLACK_BOT_TOKEN", "SLACK_API_URL")
+_OPTIONAL = (
+    "NOVO_SLACK_CONFIG",
+    "NOVO_SLACK_CHANNEL",
+    "SLACK_BOT_TOKEN",
+    "SLACK_API_URL",
+    "NOVO_SLACK_DB",  # the store, read for the standing approvals in force
+)
 _TO_FETCH = frozenset({"NOVO_API_URL", "NOVO_API_KEY"})
 
 
