@@ -17,7 +17,14 @@ from typing import Any
 from bot.domain import Allowance, AllowanceScope, AllowanceUse
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.limits import BUTTON_TEXT, OPTION_TEXT, SECTION_TEXT
-from bot.slack.render.common import date_token, inline_code, mrkdwn, plain_text, truncate
+from bot.slack.render.common import (
+    date_token,
+    escape_mrkdwn,
+    inline_code,
+    mrkdwn,
+    plain_text,
+    truncate,
+)
 
 OPEN_ICON = "🔓 "
 ENDED_ICON = "🔒 "
@@ -36,6 +43,9 @@ ALLOWANCE_LINES_SHOWN = 3
 """Allowance lines on one granting message (each a section with its Revoke button)."""
 LINE_CHARS = SECTION_TEXT // 10
 REPORT_TEXT = 3_000
+HOME_SHOWN = 5
+"""Allowances listed in each App Home section (the tab holds at most 100 blocks)."""
+RULE_CHARS = 60
 OFFER_SCOPES: dict[str, AllowanceScope] = {
     OverflowValue.ALLOW_FOR_RUN.value: "run",
     OverflowValue.ALLOW_FOR_HOUR.value: "tool",
@@ -186,13 +196,23 @@ def home_allowance_blocks(
             }
         )
         return blocks
-    for allowance in shown[:10]:
+    for allowance in shown[:HOME_SHOWN]:
+        rule = escape_mrkdwn(truncate(allowance.rule, RULE_CHARS))
         blocks.append(
             {
                 "type": "section",
                 "block_id": f"novo_home_{name}:{allowance.id}",
-                "text": mrkdwn(allowance_line(allowance, now), LINE_CHARS),
+                "text": mrkdwn(f"{allowance_line(allowance, now)} · rule {rule}", LINE_CHARS),
                 "accessory": revoke_button(allowance),
+            }
+        )
+    if len(shown) > HOME_SHOWN:
+        more = f"…and {len(shown) - HOME_SHOWN} more"
+        blocks.append(
+            {
+                "type": "context",
+                "block_id": f"novo_home_{name}_more",
+                "elements": [mrkdwn(more, SECTION_TEXT)],
             }
         )
     return blocks
