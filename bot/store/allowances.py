@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import partial
 from typing import cast
 
-from sqlalchemy import RowMapping, select, update
+from sqlalchemy import RowMapping, and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import (
@@ -166,18 +166,20 @@ class AllowanceQueries(StoreBase):
         return used
 
     async def claim_unreported_uses(self, now: datetime) -> list[AllowanceUse]:
-        """Uses whose thread report has not gone out, each claimed by this call alone
-        (a look first: most polls find none, and a poll should not write for nothing)."""
-        waiting = select(allowance_uses.c.interaction_id).where(
-            allowance_uses.c.reported_at.is_(None)
+        """Uses Novo has taken the approval of (delivered) whose thread report has not gone
+        out, each claimed by this call alone. A use whose approval waits in the outbox is
+        reported by the poll after its delivery, so a report never says "approved" early.
+        (A look first: most polls find none, and a poll should not write for nothing.)"""
+        due = and_(
+            allowance_uses.c.reported_at.is_(None),
+            allowance_uses.c.interaction_id.in_(
+                select(decisions.c.interaction_id).where(decisions.c.state == "delivered")
+            ),
         )
-        if await self._first(waiting.limit(1)) is None:
+        if await self._first(select(allowance_uses.c.interaction_id).where(due).limit(1)) is None:
             return []
         rows = await self._all(
-            update(allowance_uses)
-            .where(allowance_uses.c.reported_at.is_(None))
-            .values(reported_at=now)
-            .returning(*allowance_uses.c)
+            update(allowance_uses).where(due).values(reported_at=now).returning(*allowance_uses.c)
         )
         return sorted((_use_of(r) for r in rows), key=lambda u: (u.used_at, u.interaction_id))
 

@@ -65,6 +65,11 @@ async def test_an_allowance_ends_once_and_reports_are_claimed_once(
     allowance_id = await _granted(store)
     allowance = await store.allowance(allowance_id)
     await store.use_allowances([_plan(allowance, "int_a"), _plan(allowance, "int_b")], NOW)
+    assert await store.claim_unreported_uses(NOW) == []  # not reported before Novo took them
+    for interaction_id in ("int_a", "int_b"):
+        queued = await store.open_decision(interaction_id)
+        assert queued is not None
+        await store.finish_decision(queued.id, "delivered", NOW)
     claims = await asyncio.gather(store.claim_unreported_uses(NOW), peer.claim_unreported_uses(NOW))
     assert sorted(len(c) for c in claims) == [0, 2]
     ends = await asyncio.gather(
