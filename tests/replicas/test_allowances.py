@@ -115,9 +115,17 @@ async def test_a_killed_replica_and_its_successor_apply_each_use_once(
             assert REASON.match(record["reason"]), record["reason"]
             assert _resolves(log, interaction_id, 200) == 1, f"{interaction_id} twice"
         assert not set(ids) & set(_posted_ids(world)), "an allowed one got a message"
-        replies = "\n".join(r.text for r in world.slack.replies(CHANNEL, ts) if r.ts != ts)
+
+        def replies() -> str:
+            return "\n".join(r.text for r in world.slack.replies(CHANNEL, ts) if r.ts != ts)
+
+        await wait_until(
+            lambda: all(f"step {10 + n})" in replies() for n in range(BURST)),
+            timeout=10,
+            message="every use reported in the thread",
+        )
         for n in range(BURST):
-            assert replies.count(f"step {10 + n})") == 1, replies
+            assert replies().count(f"step {10 + n})") == 1, replies()
     finally:
         for member in members:
             await member.bridge.kill()
