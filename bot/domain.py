@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -44,3 +45,53 @@ class Approval:
 
     actor: SlackActor
     note: str | None = None
+
+
+AllowanceScope = Literal["run", "tool"]
+AllowanceEnd = Literal["revoked", "expired", "policy"]
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """A standing approval: `granted_by` approved one interaction and allowed the same
+    agent's same tool (`run` scope: in the same root run too) until `until`.
+
+    `interaction_id` is the granting interaction: its message shows the allowance and
+    its thread gets the reports of each use. `ended` says why it stopped before
+    `until` or at it (revoked, by `ended_by`; expired; the policy no longer allows it).
+    """
+
+    id: int
+    rule: str
+    scope: AllowanceScope
+    agent_id: str
+    tool_name: str
+    root_run_id: str | None
+    granted_by: SlackActor
+    granted_at: datetime
+    until: datetime
+    interaction_id: str
+    ended: AllowanceEnd | None = None
+    ended_by: str | None = None
+    ended_at: datetime | None = None
+
+    def in_force(self, now: datetime) -> bool:
+        return self.ended is None and now < self.until
+
+    def covers(self, agent_id: str, tool_name: str | None, root_run_id: str) -> bool:
+        """Whether a pending approval of this agent, tool and root run is within its scope."""
+        if agent_id != self.agent_id or tool_name != self.tool_name:
+            return False
+        return self.scope == "tool" or root_run_id == self.root_run_id
+
+
+@dataclass(frozen=True)
+class AllowanceUse:
+    """One interaction an allowance approved, as its thread report names it."""
+
+    interaction_id: str
+    allowance_id: int
+    run_id: str
+    step_number: int
+    tool_name: str
+    used_at: datetime

@@ -34,6 +34,11 @@ POLL_DURATION = Histogram(
     "How long one poll of Novo (list, post, update) took, failed polls included",
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
+ALLOWANCES_USED = Counter(
+    "novo_slack_allowances_used_total",
+    "Pending approvals a standing approval (an allowance) approved, by the rule granting it",
+    ["rule"],
+)
 MESSAGES_POSTED = Counter("novo_slack_messages_posted_total", "Interaction messages posted")
 MESSAGES_UPDATED = Counter("novo_slack_messages_updated_total", "Interaction messages updated")
 REDACTIONS = Counter(

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.domain import SlackDecision
+from bot.domain import Allowance, SlackDecision
 from bot.novo.models import Interaction
 
 
@@ -56,6 +56,10 @@ class Notice(StrEnum):
     GROUP_CHANGED = "group_changed"  # the group's message changed since it was clicked
     GROUP_NONE_MINE = "group_none_mine"  # items wait, none of them this person's to decide
     GROUP_NONE_WAITING = "group_none_waiting"  # nothing in the group waits any more
+    STANDING_NOT_OFFERED = "standing_not_offered"  # the rule allows no standing approval here
+    ALLOWANCE_ENDED = "allowance_ended"  # the allowance to revoke has already ended
+    ALLOWANCE_NOT_YOURS = "allowance_not_yours"  # neither its granter nor a decider of its rule
+    ALLOWANCE_REVOKED = "allowance_revoked"  # revoked: it approves nothing more
 
 
 class RefusalKind(StrEnum):
@@ -121,7 +125,14 @@ class Tally:
     counted: bool
 
 
-Fact = Notice | Refusal | Delivered | Ended | InFlight | BadAnswer | Tally
+@dataclass(frozen=True)
+class Granted:
+    """The approval went, and the standing approval it granted holds."""
+
+    allowance: Allowance
+
+
+Fact = Notice | Refusal | Delivered | Ended | InFlight | BadAnswer | Tally | Granted
 
 
 @dataclass(frozen=True)

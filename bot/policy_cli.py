@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -35,6 +36,7 @@ from bot.novo.models import Interaction
 from bot.policy.explain import (
     UNREAD_CHANNEL,
     GroupMembers,
+    StandingFacts,
     check_summary,
     check_warnings,
     explain_lines,
@@ -44,6 +46,7 @@ from bot.policy.routes import explain, route_for
 from bot.slack.answers import NOT_JSON
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
 from bot.slack.gateway import build_web_client
+from bot.store import Store, StoreOpenError
 
 NOVO_TIMEOUT_SECONDS = 10.0
 NOVO_RETRIES = 0  # an operator is waiting: say what happened in one line, no retry lines
@@ -99,14 +102,37 @@ async def explain_policy(
         source=source,
         bridge_channel=bridge_channel,
         agents=policy.agents,
+        allowances=await _allowances(settings) if route.standing is not None else None,
     )
     print("\n".join(lines))
     return 0
 
 
+async def _allowances(settings: Settings) -> StandingFacts:
+    """The standing approvals the bridge's store holds, read beside a running bridge (no
+    lock, no migration); why not, when it can't be read."""
+    now = datetime.now(UTC)
+    if settings.db_path is None:
+        return StandingFacts(now, problem="NOVO_SLACK_DB can't be read")
+    try:
+        store = await Store.open_reader(settings.db_path)
+    except StoreOpenError as exc:
+        return StandingFacts(now, problem=str(exc))
+    try:
+        return StandingFacts(now, await store.open_allowances())
+    finally:
+        await store.close()
+
+
 # Read when they can be, each on its own: the policy file, the bridge's channel (where
 # unrouted interactions go), and the Slack token that lists user groups.
-_OPTIONAL = ("NOVO_SLACK_CONFIG", "NOVO_SLACK_CHANNEL", "SLACK_BOT_TOKEN", "SLACK_API_URL")
+_OPTIONAL = (
+    "NOVO_SLACK_CONFIG",
+    "NOVO_SLACK_CHANNEL",
+    "SLACK_BOT_TOKEN",
+    "SLACK_API_URL",
+    "NOVO_SLACK_DB",  # the store, read for the standing approvals in force
+)
 _TO_FETCH = frozenset({"NOVO_API_URL", "NOVO_API_KEY"})
 
 

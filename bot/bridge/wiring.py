@@ -8,6 +8,7 @@ from bot.bridge.presenter import Presenter
 from bot.clock import Clock
 from bot.novo.client import NovoClient
 from bot.policy.live import LivePolicy
+from bot.services.allowances import AllowanceService
 from bot.services.approvals import ApprovalService
 from bot.services.commands import CommandService
 from bot.services.deciders import DeciderGate
@@ -40,6 +41,7 @@ class Services:
     publisher: MessagePublisher
     decisions: DecisionService
     approvals: ApprovalService
+    allowances: AllowanceService
     groups: GroupService
     questions: QuestionService
     forms: FormService
@@ -92,6 +94,7 @@ class Services:
             gate=gate,
             redelivery_base=redelivery_base,
         )
+        allowances = AllowanceService(store, decisions, gate, publisher, slack, policy, clock)
         return cls(
             store=store,
             novo=novo,
@@ -101,17 +104,30 @@ class Services:
             approvals=ApprovalService(
                 decisions, clock, store=store, gate=gate, publisher=publisher
             ),
+            allowances=allowances,
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
-            engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),
+            engine=SyncEngine(
+                novo, store, publisher, ChannelRouter(policy), clock, standing=allowances
+            ),
             reminders=ReminderService(store, slack, publisher, policy, clock),
             snoozes=SnoozeService(store, slack, publisher, clock),
             digests=DigestService(store, slack, publisher, links, policy, clock),
             links=links,
             commands=CommandService(store, policy, gate, publisher, links, clock, visibility),
-            home=HomeService(store, slack, publisher, gate, links, clock, visibility, heavy=heavy),
+            home=HomeService(
+                store,
+                slack,
+                publisher,
+                gate,
+                links,
+                clock,
+                visibility,
+                heavy=heavy,
+                allowances=allowances,
+            ),
             type_ahead=TypeAheadService(store, gate, heavy),
             heavy=heavy,
             clock=clock,

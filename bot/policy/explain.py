@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
+from bot.domain import Allowance
 from bot.novo.models import Interaction
 from bot.policy.file import Deciders, Escalation, PolicyFile, Rule, redaction_rules
 from bot.policy.routes import Route, Verdict, resolve
@@ -99,12 +101,15 @@ def explain_lines(
     source: str | None,
     bridge_channel: str | None,
     agents: Mapping[str, str] | None = None,
+    allowances: StandingFacts | None = None,
 ) -> list[str]:
     """What `policy explain` prints for one interaction.
 
     `source` is the policy file as the operator named it (None: no file);
     `bridge_channel` is `NOVO_SLACK_CHANNEL` when the settings were read,
     so a channel that comes from the setting rather than the file says so.
+    `allowances`: the standing approvals the store holds, to say whether one
+    would approve this record (None: the store was not read).
     """
     lines = [_header(interaction, agents or {})]
     lines += _rules_tried(verdicts, route, source)
@@ -113,8 +118,56 @@ def explain_lines(
     lines.append(_field("guests", _guests(route.allow_guests)))
     lines.append(_field("quorum", _quorum(interaction, route, groups)))
     lines.append(_field("reminders", _reminders(route)))
+    lines += standing_lines(interaction, route, allowances)
     lines += hidden_lines(interaction, route)
     return lines
+
+
+@dataclass(frozen=True)
+class StandingFacts:
+    """What the store said about standing approvals, read at `now`: the allowances not
+    yet ended, or why they could not be read."""
+
+    now: datetime
+    open: Sequence[Allowance] = ()
+    problem: str | None = None
+
+
+def standing_lines(
+    interaction: Interaction, route: Route, facts: StandingFacts | None
+) -> list[str]:
+    """Whether the rule allows standing approvals and whether one in force would approve
+    this record, as the poll would judge it (same agent and tool, same root run for
+    `run` scope, until not passed, the scope still allowed)."""
+    standing = route.standing
+    if interaction.kind != "approval_request" or standing is None:
+        return []  # as for every other default: no line (a quorum above 1 offers none)
+    scopes = ", ".join(standing.scopes)
+    lines = [_field("standing", f"offered: max {standing.max.text}, scopes {scopes}")]
+    if facts is None:
+        return lines
+    if facts.problem is not None:
+        return [*lines, " " * _LABEL_WIDTH + f"allowances unknown: {facts.problem}"]
+    applies = next(
+        (
+            a
+            for a in facts.open
+            if a.in_force(facts.now)
+            and a.rule == route.rule
+            and a.scope in standing.scopes
+            and a.covers(interaction.agent_id, interaction.tool_name, interaction.root_run_id)
+        ),
+        None,
+    )
+    if applies is None:
+        return [*lines, " " * _LABEL_WIDTH + "no allowance in force would approve it"]
+    until = applies.until.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    scope = "this run" if applies.scope == "run" else "any run"
+    return [
+        *lines,
+        " " * _LABEL_WIDTH + f"would be approved by allowance {applies.id} of"
+        f" {applies.granted_by.user_id} ({scope}), until {until}",
+    ]
 
 
 # -- the parts -----------------------------------------------------------------------------

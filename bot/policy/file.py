@@ -207,6 +207,48 @@ def redaction_rules(defaults: Redact | None, own: Redact | None) -> RedactionRul
     return RedactionRules(enabled=True, keys=keys, patterns=patterns, reveal=reveal)
 
 
+StandingScope = Literal["run", "tool"]
+STANDING_SCOPES: tuple[StandingScope, ...] = get_args(StandingScope)
+
+
+class AllowStanding(BaseModel):
+    """`allow_standing: {max: 4h, scopes: [run, tool]}`: a decider may approve and allow
+    the same agent's same tool for a while (`bot.services.allowances`); `max` caps how
+    long any allowance under the rule lasts, `scopes` which kinds are offered."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    max: Lead
+    scopes: list[StandingScope] = Field(default_factory=lambda: list(STANDING_SCOPES))
+
+    @field_validator("max", mode="before")
+    @classmethod
+    def _max(cls, value: object) -> Lead:
+        lead = parse_lead(value)
+        if lead.seconds is None:
+            raise ValueError('must be a duration such as "4h" or "30m", not a share')
+        if lead.seconds > MAX_STANDING_SECONDS:
+            raise ValueError("must be 24h or less")
+        return lead
+
+    @field_validator("scopes")
+    @classmethod
+    def _scopes(cls, value: list[StandingScope]) -> list[StandingScope]:
+        if not value:
+            raise ValueError("name at least one of run, tool")
+        return list(dict.fromkeys(value))
+
+    @property
+    def max_seconds(self) -> float:
+        assert self.max.seconds is not None
+        return self.max.seconds
+
+
+MAX_STANDING_SECONDS = 24 * 3600
+"""The longest `allow_standing.max` the file may give: a standing approval is a
+convenience for a working session, not a permanent exception."""
+
+
 class Settings(BaseModel):
     """What `defaults` and each rule may set; a rule's unset fields come from `defaults`."""
 
@@ -221,6 +263,7 @@ class Settings(BaseModel):
     mention: Literal["deciders", "here", "none"] | None = None
     escalate: Escalation | None = None
     redact: Redact | None = None
+    allow_standing: AllowStanding | None = None
 
     @field_validator("remind", mode="before")
     @classmethod

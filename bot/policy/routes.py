@@ -15,6 +15,7 @@ from typing import TypeVar
 from bot.novo.models import Interaction
 from bot.policy.file import (
     ANYONE,
+    AllowStanding,
     Deciders,
     Escalation,
     Match,
@@ -46,6 +47,9 @@ class Route:
     mention: str
     escalate: Escalation | None
     redact: RedactionRules = DEFAULT_RULES
+    standing: AllowStanding | None = None
+    """Standing approvals the rule allows; None when it allows none or its quorum is
+    above 1 (one person's allowance must never stand in for several approvals)."""
 
     @property
     def destinations(self) -> tuple[str, ...]:
@@ -151,4 +155,11 @@ def resolve(policy: PolicyFile, rule: Rule | None, default_channel: str) -> Rout
         mention=pick(own.mention, defaults.mention) or "deciders",
         escalate=pick(own.escalate, defaults.escalate),
         redact=redaction_rules(defaults.redact, rule.redact if rule is not None else None),
+        standing=_standing(own, defaults, pick(own.quorum, defaults.quorum) or 1),
     )
+
+
+def _standing(own: Settings, defaults: Settings, quorum: int) -> AllowStanding | None:
+    if quorum > 1:
+        return None
+    return pick(own.allow_standing, defaults.allow_standing)

@@ -40,7 +40,7 @@ from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body
 from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
-from bot.services.reasons import slack_reason
+from bot.services.reasons import slack_reason, standing_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.audit import AuditEvent
 from bot.sync.final_metrics import observe_final
@@ -353,9 +353,11 @@ class DecisionService:
     ) -> tuple[SlackDecision, ResolveInteractionBody]:
         """The decision with the decider named, and the body carrying its reason."""
         decision = await self._named(queued.decision)
-        approvals = await self._approvers(queued, decision.actor)
-        body = queued.body.model_copy(update={"reason": slack_reason(decision.verb, approvals)})
-        return decision, body
+        if queued.standing_until is not None:
+            reason = standing_reason(decision.verb, decision.actor, queued.standing_until)
+        else:
+            reason = slack_reason(decision.verb, await self._approvers(queued, decision.actor))
+        return decision, queued.body.model_copy(update={"reason": reason})
 
     async def _delivered(
         self,

@@ -56,6 +56,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor
 from bot.policy.routes import Route
+from bot.services.allowances import AllowanceService
 from bot.services.deciders import DeciderGate
 from bot.services.heavy import HeavyWork
 from bot.services.visibility import Place, Places, Rights, Viewer, Visibility, place_of
@@ -198,8 +199,10 @@ class HomeService:
         *,
         heavy: HeavyWork | None = None,
         publishes_per_tick: int = PUBLISHES_PER_TICK,
+        allowances: AllowanceService | None = None,
     ) -> None:
         self._store = store
+        self._allowances = allowances
         self._slack = slack
         self._publisher = publisher
         self._gate = gate
@@ -355,7 +358,19 @@ class HomeService:
             for t, link in zip(ended, decided_links, strict=True)
             if t.decided_in_slack is not None
         ]
-        return HomeFacts(now=self._clock(), waiting=waiting, queue=sections.queue, decided=done)
+        mine_allowed, team_allowed = (
+            await self._allowances.visible_to(SlackActor(user_id, user_id))
+            if self._allowances is not None
+            else ([], [])
+        )
+        return HomeFacts(
+            now=self._clock(),
+            waiting=waiting,
+            queue=sections.queue,
+            decided=done,
+            allowances=tuple(mine_allowed),
+            team_allowances=tuple(team_allowed),
+        )
 
     async def _link(self, tracked: TrackedInteraction, user_id: str) -> str | None:
         """Where this person can read the message: their own copy when it went to several

@@ -8,11 +8,14 @@ names, so a name alone ("Security Team") would let anyone pass for anyone.
 approver, and every note given with a vote reaches Novo, each by its giver's id
 (a conditional approval must never arrive unconditional):
 `Approved in Slack by U0ALICE (Alice), U0BOB (Bob): U0ALICE: after 18:00; U0BOB: ok`.
+An approval a standing approval took names its granter and until when it held:
+`Approved in Slack by standing approval of U0ALICE (Alice), until 15:00 UTC`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from bot.domain import Approval, SlackActor
 from bot.novo.rules import MAX_REASON_CHARS
@@ -53,3 +56,10 @@ def _notes(approvals: Sequence[Approval]) -> str:
     if len(approvals) == 1:
         return given[0][1] if given else ""
     return NOTES_SEPARATOR.join(f"{actor.user_id}: {text}" for actor, text in given)
+
+
+def standing_reason(verb: str, granter: SlackActor, until: datetime) -> str:
+    """The reason of an approval a standing approval took (no note: nobody wrote one)."""
+    when = until.astimezone(UTC).strftime("%H:%M UTC")
+    label = f"{verb} in Slack by standing approval of {_named(granter)}, until {when}"
+    return truncate(label, MAX_REASON_CHARS)

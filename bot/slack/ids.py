@@ -13,6 +13,7 @@ class ActionId(StrEnum):
     DENY = "novo_deny"
     APPROVAL_OVERFLOW = "novo_approval_overflow"  # overflow: "approve with note"
     VIEW_INPUT = "novo_view_input"
+    REVOKE_ALLOWANCE = "novo_revoke_allowance"  # value: the allowance id (message or Home)
     # step group message (value: the group id)
     APPROVE_ALL = "novo_approve_all"
     DENY_ALL = "novo_deny_all"
@@ -51,6 +52,9 @@ class CallbackId(StrEnum):
 class OverflowValue(StrEnum):
     APPROVE_WITH_NOTE = "approve_note"
     WITHDRAW_APPROVAL = "withdraw_approval"  # a vote towards a quorum, taken back
+    # standing approvals (render.allowance): approve, and allow the tool for a while
+    ALLOW_FOR_RUN = "allow_run"
+    ALLOW_FOR_HOUR = "allow_tool"
     DISMISS = "dismiss"
     # "Remind me" (see slack.snooze_choices): in an approval's overflow, and in a
     # question's only one (Dismiss is a button: its confirmation would cover them)

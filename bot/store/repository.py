@@ -3,7 +3,7 @@
 Its queries live in one module per concern (interactions, messages, the
 decision outbox, replica coordination, drafts, reminder steps, snoozes,
 quorum votes, step groups, the audit trail, App Home tabs, scheduled
-digests); this module only opens and closes it.
+digests, standing approvals); this module only opens and closes it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store.allowances import AllowanceQueries
 from bot.store.audit import AuditQueries
 from bot.store.coordination import CoordinationQueries
 from bot.store.digests import DigestQueries
@@ -45,6 +46,7 @@ class Store(
     AuditQueries,
     HomeQueries,
     DigestQueries,
+    AllowanceQueries,
 ):
     """Owns the engine; one instance per process.
 

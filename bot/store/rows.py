@@ -109,6 +109,9 @@ class QueuedDecision:
     response_view_id: str | None
     approvers: tuple[Approval, ...] = ()
     """The approvals a quorum decision was sealed with (empty for any other decision)."""
+    standing_until: datetime | None = None
+    """Set when a standing approval took this decision (its decider is the granter): until
+    when the allowance held, which the reason names."""
 
 
 @dataclass(frozen=True)
@@ -310,6 +313,7 @@ def queued(row: RowMapping) -> QueuedDecision:
         last_error=row["last_error"],
         response_view_id=row["response_view_id"],
         approvers=_approvals(row["approvers"]),
+        standing_until=row.get("standing_until"),
     )
 
 

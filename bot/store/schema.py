@@ -28,6 +28,11 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   NOVO_SLACK_AUDIT_DAYS.
 - `digests`: each scheduled digest, claimed once per scheduled time.
 - `home_views`: who opened the App Home tab when, and what it last showed them.
+- `allowances`: standing approvals a decider granted (rule, scope, agent, tool, run,
+  until when), ended by a revoke, their expiry or a policy that no longer allows them.
+- `allowance_uses`: each interaction an allowance approved, at most one row per
+  interaction (the store, not a replica, decides that a use happens once), and
+  whether its thread report went out.
 """
 
 from __future__ import annotations
@@ -123,6 +128,8 @@ decisions = Table(
     Column("last_error", Text),
     Column("response_view_id", Text),
     Column("approvers", Text),
+    # a decision a standing approval took: until when the allowance held (the reason says)
+    Column("standing_until", UtcDateTime),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
@@ -261,4 +268,42 @@ home_views = Table(
     Column("opened_at", UtcDateTime, nullable=False),
     Column("published_hash", Text),
     Column("published_at", UtcDateTime),
+)
+
+allowances = Table(
+    "allowances",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("rule", Text, nullable=False),
+    Column("scope", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("tool_name", Text, nullable=False),
+    Column("root_run_id", Text),
+    Column("granted_by_id", Text, nullable=False),
+    Column("granted_by_name", Text, nullable=False),
+    Column("granted_at", UtcDateTime, nullable=False),
+    Column("until", UtcDateTime, nullable=False),
+    Column("interaction_id", Text, nullable=False),
+    Column("ended", Text),
+    Column("ended_by_id", Text),
+    Column("ended_at", UtcDateTime),
+    CheckConstraint("scope IN ('run', 'tool')", name="allowances_scope_known"),
+    CheckConstraint(
+        "ended IS NULL OR ended IN ('revoked', 'expired', 'policy')", name="allowances_end_known"
+    ),
+    Index("allowances_open", "ended", "agent_id", "tool_name"),
+    Index("allowances_interaction", "interaction_id"),
+)
+
+allowance_uses = Table(
+    "allowance_uses",
+    metadata,
+    Column("interaction_id", Text, primary_key=True),
+    Column("allowance_id", Integer, ForeignKey("allowances.id"), nullable=False),
+    Column("run_id", Text, nullable=False),
+    Column("step_number", Integer, nullable=False),
+    Column("tool_name", Text, nullable=False),
+    Column("used_at", UtcDateTime, nullable=False),
+    Column("reported_at", UtcDateTime),
+    Index("allowance_uses_unreported", "reported_at", "allowance_id"),
 )

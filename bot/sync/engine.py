@@ -45,6 +45,7 @@ from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
+from bot.sync.standing import StandingApprovals
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class SyncEngine:
         *,
         list_deadline: float = LIST_DEADLINE_SECONDS,
         list_max_pages: int = LIST_MAX_PAGES,
+        standing: StandingApprovals | None = None,
     ) -> None:
         self._novo = novo
         self._store = store
@@ -109,6 +111,7 @@ class SyncEngine:
         self._clock = clock
         self._list_deadline = list_deadline
         self._list_max_pages = list_max_pages
+        self._standing = standing
         # Listed records that could not be read, by id, with why: reported once
         # each, and shown to operators (readiness details).
         self.unreadable: dict[str, str] = {}
@@ -152,6 +155,7 @@ class SyncEngine:
                 new.append(record)
             elif record.id in stored:
                 await self._guarded(record.id, report, self._follow, record)
+        new = await self._without_standing(new)
         groups = await self._guarded_grouping(new)
         await self._post_all_new(new, groups, report)
         self._note_unreadable(unreadable, report)
@@ -266,6 +270,18 @@ class SyncEngine:
         await asyncio.gather(*(run(step) for step in steps))
 
     # ------------------------------------------------------------------ steps
+
+    async def _without_standing(self, new: list[Interaction]) -> list[Interaction]:
+        """This poll's new interactions less those a standing approval took; all of them
+        (posted as usual) if asking fails."""
+        if self._standing is None:
+            return new
+        try:
+            taken = await self._standing.take(new)
+        except Exception:
+            log.exception("could not apply standing approvals; posting as usual")
+            return new
+        return [record for record in new if record.id not in taken]
 
     async def _guarded_grouping(self, new: list[Interaction]) -> dict[str, str]:
         """Step groups for this poll's new approvals; none (cards alone) if that fails."""

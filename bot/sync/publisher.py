@@ -34,6 +34,7 @@ from bot.domain import SlackActor
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
+from bot.slack.render.allowance import StandingOffer
 from bot.slack.render.compact import compact_message
 from bot.slack.render.context import MessageContext, Nudge, QuorumState, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
@@ -155,6 +156,7 @@ class MessagePublisher:
         queued = await self._store.open_decisions(ids)
         messages = await self._store.messages_of(ids)
         steps = await self._store.steps_taken(ids)
+        granted = await self._store.allowances_granted_on(ids)
         found: dict[str, MessageContext] = {}
         for tracked in many:
             decision = queued.get(tracked.id)
@@ -170,8 +172,19 @@ class MessagePublisher:
                 nudges=_nudges(steps[tracked.id], messages[tracked.id]),
                 quorum=await self._quorum(tracked),
                 deciders=self._deciders(tracked),
+                standing=self._standing(tracked),
+                allowances=tuple(granted[tracked.id]),
             )
         return found
+
+    def _standing(self, tracked: TrackedInteraction) -> StandingOffer | None:
+        """The standing approvals the policy in force offers on it (approvals only)."""
+        if tracked.kind != "approval_request":
+            return None
+        allowed = self._policy.route(tracked.snapshot).standing
+        if allowed is None:
+            return None
+        return StandingOffer(tuple(allowed.scopes), allowed.max_seconds)
 
     async def _quorum(self, tracked: TrackedInteraction) -> QuorumState | None:
         """Votes towards the rule's quorum, and who else may still approve."""

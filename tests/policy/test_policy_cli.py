@@ -508,3 +508,57 @@ async def test_the_readme_example_explains_as_the_readme_shows(
     assert await _run("policy", "check", "policy.yml") == 0
     checked = _readme_block("", "$ novo-slack policy check policy.yml\n").splitlines()[1]
     assert capsys.readouterr().out == checked + "\n"
+
+
+# -- standing approvals ---------------------------------------------------------------------
+
+STANDING = (
+    "rules:\n  - name: deploys\n    match: {toolName: 'deploy_*'}\n"
+    "    allow_standing: {max: 4h, scopes: [run]}\n"
+)
+
+
+async def _store_with_allowance(db: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.domain import SlackActor
+    from bot.store import Store
+    from bot.store.allowances import Grant
+
+    now = datetime.now(UTC)
+    store = await Store.open(db)
+    try:
+        await store.grant_allowance(
+            Grant(
+                "deploys",
+                "run",
+                "agt_1",
+                "deploy_api",
+                "run_1",
+                SlackActor("U0ALICE", "Alice"),
+                now,
+                now + timedelta(hours=1),
+                "int_grant",
+            )
+        )
+    finally:
+        await store.close()
+
+
+def test_explain_says_whether_a_standing_approval_would_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "bridge.db"
+    monkeypatch.setenv("NOVO_SLACK_DB", str(db))
+    wire = approval_wire("int_8f2c", toolName="deploy_api", agentId="agt_1", rootRunId="run_1")
+    _explain_file(tmp_path, wire, STANDING)
+    unread = capsys.readouterr().out
+    assert "standing:     offered: max 4h, scopes run\n" in unread
+    assert "allowances unknown: " in unread and "no such file" in unread
+    asyncio.run(_store_with_allowance(db))
+    _explain_file(tmp_path, wire, STANDING)
+    applies = capsys.readouterr().out
+    assert "would be approved by allowance 1 of U0ALICE (this run), until " in applies
+    other = approval_wire("int_9", toolName="deploy_api", agentId="agt_1", rootRunId="run_2")
+    _explain_file(tmp_path, other, STANDING)
+    assert "no allowance in force would approve it" in capsys.readouterr().out

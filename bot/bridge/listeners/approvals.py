@@ -8,9 +8,12 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.bridge.listeners import acknowledging, actor_of, services_of
 from bot.bridge.listeners.snoozes import remind
+from bot.domain import AllowanceScope
+from bot.services.allowances import scope_of
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from bot.slack.render.approval import interaction_id_from_block_id
+from bot.slack.render.outcomes import outcome_text
 
 
 def channel_of(body: dict[str, Any]) -> str | None:
@@ -22,6 +25,23 @@ def reason_of(view: dict[str, Any]) -> str | None:
     value = view["state"]["values"].get(REASON_BLOCK_ID, {}).get(ActionId.REASON_INPUT, {})
     text = value.get("value")
     return str(text) if text else None
+
+
+async def allow(
+    ack: AsyncAck,
+    body: dict[str, Any],
+    context: AsyncBoltContext,
+    interaction_id: str,
+    scope: AllowanceScope,
+) -> None:
+    services = services_of(context)
+    actor = actor_of(services, body)
+    outcome = await services.allowances.grant(
+        interaction_id, actor, scope, acknowledge=acknowledging(ack, context)
+    )
+    await services.presenter.tell(
+        actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+    )
 
 
 def register(app: AsyncApp) -> None:
@@ -57,9 +77,13 @@ def register(app: AsyncApp) -> None:
     async def overflow(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await ack()
         interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
         chosen = (action.get("selected_option") or {}).get("value")
+        scope = scope_of(chosen)
+        if interaction_id and scope is not None:  # approves: acked once it is recorded
+            await allow(ack, body, context, interaction_id, scope)
+            return
+        await ack()
         if interaction_id and chosen == OverflowValue.APPROVE_WITH_NOTE:
             services = services_of(context)
             actor = actor_of(services, body)
@@ -79,6 +103,22 @@ def register(app: AsyncApp) -> None:
             )
         elif interaction_id and services_of(context).snoozes.is_choice(chosen):
             await remind(services_of(context), body, interaction_id, str(chosen), channel_of(body))
+
+    @app.action(ActionId.REVOKE_ALLOWANCE)
+    async def revoke(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        services = services_of(context)
+        actor = actor_of(services, body)
+        outcome = await services.allowances.revoke(str(action.get("value", "")), actor)
+        channel = channel_of(body)
+        if channel is not None:
+            await services.presenter.say(
+                actor.user_id, outcome_text(outcome), channel, reply_of(body)
+            )
+        else:  # from App Home: the tab shows it
+            await services.home.opened(actor.user_id)
 
     async def submit_reason(
         ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext

@@ -34,6 +34,7 @@ from bot.slack.limits import (
     SECTION_FIELDS,
     SECTION_TEXT,
 )
+from bot.slack.render.allowance import STANDING_LABELS_TEXT, allowance_blocks, offer_options
 from bot.slack.render.common import (
     ELLIPSIS,
     clean_rendered,
@@ -75,6 +76,7 @@ VIEW_INPUT_LABEL = "View full input"
 APPROVE_WITH_NOTE_LABEL = "Approve with note…"
 WITHDRAW_LABEL = "Withdraw my approval"
 
+MAX_OVERFLOW_OPTIONS = 5
 INPUT_MAX_LINES = 20
 """Without a preview the input is the summary: this much of it shows, the viewer has the rest."""
 INPUT_PREVIEW_LINES = 6
@@ -89,13 +91,14 @@ PREVIEW_MAX_FIELDS = 30
 PREVIEW_KEY_CHARS = 60
 PREVIEW_FIELD_MIN = 60
 """A field with less room for its value than this is not worth showing; it is counted as hidden."""
-MORE_FIELDS_TEXT = 100
+MORE_FIELDS_TEXT = 60
 FALLBACK_WHAT_CHARS = 150
 
 TEXT_BUDGET = (
     (HEADER_TEXT + CONTEXT_TEXT + STATUS_TEXT + PREVIEW_TEXT + MORE_FIELDS_TEXT + SECTION_TEXT)
-    + 4 * BUTTON_TEXT
+    + 3 * BUTTON_TEXT
     + OPTION_TEXT
+    + STANDING_LABELS_TEXT
     + REMIND_LABELS_TEXT
 )
 """The most text one approval message can hold; the tests keep it under MESSAGE_TEXT_BUDGET."""
@@ -113,6 +116,8 @@ def render_approval_message(interaction: Interaction, ctx: MessageContext) -> Re
         votes = quorum_block(ctx.quorum, open_=accepts_decisions(interaction, ctx))
         blocks.extend([votes] if votes is not None else [])
     if is_ended(interaction, ctx):
+        # an allowance is granted with an approval, so its lines come with the short form
+        blocks.extend(allowance_blocks(ctx.allowances, ctx.now))
         blocks.append(details_block(interaction.id))
     else:
         blocks.extend(_body_blocks(interaction, ctx))
@@ -154,6 +159,7 @@ def _body_blocks(interaction: Interaction, ctx: MessageContext) -> list[dict[str
     if accepts_decisions(interaction, ctx):
         remind = remind_options(interaction, ctx)
         withdraw = ctx.quorum is not None and bool(ctx.quorum.approvers)
+        standing = offer_options(interaction.tool_name, ctx.standing)
         blocks.append(
             _actions_block(
                 interaction.id,
@@ -161,6 +167,7 @@ def _body_blocks(interaction: Interaction, ctx: MessageContext) -> list[dict[str
                 viewer=offer_viewer,
                 remind=remind,
                 withdraw=withdraw,
+                standing=standing,
             )
         )
     elif offer_viewer:
@@ -282,12 +289,15 @@ def _actions_block(
     viewer: bool,
     remind: list[dict[str, Any]] | None = None,
     withdraw: bool = False,
+    standing: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every button's value is the interaction id: listeners need nothing else from the click.
 
     The overflow holds *Approve with note…*, *Withdraw my approval* once a
-    quorum has votes (at most five options: these two and the three "Remind
-    me" choices offered now).
+    quorum has votes, the *Approve, and allow …* choices a rule with
+    `allow_standing` offers (never with a quorum, so never beside *Withdraw*),
+    then the "Remind me" choices offered now, as many as Slack's five options
+    leave room for.
     """
     elements: list[dict[str, Any]] = []
     if decisions:
@@ -315,7 +325,10 @@ def _actions_block(
                         if withdraw
                         else []
                     ),
-                    *(remind or []),
+                    *(standing or []),
+                    *(remind or [])[
+                        : MAX_OVERFLOW_OPTIONS - 1 - int(withdraw) - len(standing or [])
+                    ],
                 ],
             }
         )

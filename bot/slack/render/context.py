@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypedDict
 
-from bot.domain import SlackActor, SlackDecision
+from bot.domain import Allowance, SlackActor, SlackDecision
+from bot.slack.render.allowance import StandingOffer
 from bot.slack.render.targets import slack_target
 
 __all__ = [
@@ -85,6 +86,10 @@ class MessageContext:
     """Further places it was asked: the other people of a `dm:` route, each with a copy."""
     deciders: tuple[str, ...] = ()
     """Who the policy let decide, as Slack ids (users, then user groups); empty: anyone."""
+    standing: StandingOffer | None = None
+    """The standing approvals its rule lets a decider grant (none: not offered)."""
+    allowances: tuple[Allowance, ...] = ()
+    """Allowances granted on this message, in force or ended (it shows each)."""
 
     @property
     def asked_where(self) -> str | None:

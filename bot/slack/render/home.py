@@ -28,9 +28,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bot.domain import SlackDecision
+from bot.domain import Allowance, SlackDecision
 from bot.novo.models import Interaction
 from bot.slack.limits import HEADER_TEXT, SECTION_TEXT
+from bot.slack.render.allowance import (
+    NONE_TEAM,
+    NONE_YOURS,
+    TEAM_HEADER,
+    YOUR_HEADER,
+    home_allowance_blocks,
+)
 from bot.slack.render.approval import HEADER_ICON as APPROVAL_ICON
 from bot.slack.render.approval import approval_actions_block_id, approval_title
 from bot.slack.render.common import (
@@ -107,6 +114,10 @@ class HomeFacts:
     waiting: Sequence[WaitingItem] = ()
     queue: Sequence[QueueEntry] = ()
     decided: Sequence[DecidedItem] = ()
+    allowances: Sequence[Allowance] = ()
+    """This person's standing approvals in force."""
+    team_allowances: Sequence[Allowance] = ()
+    """Others' standing approvals in force under rules this person may decide."""
 
 
 def message_actions(interaction_id: str, message: RenderedMessage) -> tuple[dict[str, Any], ...]:
@@ -148,6 +159,16 @@ def render_home(facts: HomeFacts) -> dict[str, Any]:
         _divider("decided"),
         *_decided_blocks(facts),
     ]
+    if facts.allowances or facts.team_allowances:
+        blocks += [
+            _divider("allowances"),
+            *home_allowance_blocks(
+                "allowances", YOUR_HEADER, NONE_YOURS, facts.allowances, facts.now
+            ),
+            *home_allowance_blocks(
+                "team_allowances", TEAM_HEADER, NONE_TEAM, facts.team_allowances, facts.now
+            ),
+        ]
     return dict(clean_rendered({"type": "home", "blocks": blocks}))
 
 

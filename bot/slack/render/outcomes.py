@@ -19,6 +19,7 @@ from bot.outcomes import (
     Delivered,
     Ended,
     Fact,
+    Granted,
     GroupOutcome,
     InFlight,
     ItemFate,
@@ -26,6 +27,13 @@ from bot.outcomes import (
     Refusal,
     RefusalKind,
     Tally,
+)
+from bot.slack.render.allowance import (
+    NOT_OFFERED_TEXT,
+    NOT_YOURS_TEXT,
+    NOTHING_TO_REVOKE_TEXT,
+    REVOKED_TEXT,
+    granted_text,
 )
 from bot.slack.render.common import escape_mrkdwn, truncate
 from bot.slack.render.modals import render_notice_modal
@@ -67,6 +75,10 @@ NOTICES: dict[Notice, str] = {
     " sent. Look again at what it lists now.",
     Notice.GROUP_NONE_MINE: "None of the tool calls still waiting here are yours to decide.",
     Notice.GROUP_NONE_WAITING: "Nothing in this group is waiting any more.",
+    Notice.STANDING_NOT_OFFERED: NOT_OFFERED_TEXT,
+    Notice.ALLOWANCE_ENDED: NOTHING_TO_REVOKE_TEXT,
+    Notice.ALLOWANCE_NOT_YOURS: NOT_YOURS_TEXT,
+    Notice.ALLOWANCE_REVOKED: REVOKED_TEXT,
 }
 
 REFUSALS: dict[RefusalKind, str] = {
@@ -104,6 +116,8 @@ def fact_text(fact: Fact) -> str:
             return f"{lead}: {escape_mrkdwn(truncate(message, DETAIL_CHARS))}"
         case Tally(standing=standing, quorum=quorum, counted=counted):
             return _tally_text(standing, quorum, counted)
+        case Granted(allowance=allowance):
+            return granted_text(allowance)
     raise AssertionError(f"no words for {fact!r}")
 
 

@@ -1,0 +1,240 @@
+"""Standing approvals ("allowances") and each use of one: the store decides what happens once.
+
+An allowance's use is one transaction that tracks the interaction (as a claim to
+post would, but with no message: it is never posted), records the use keyed by
+the interaction id, and queues the approval in the outbox. Whichever replica
+polls, and however often a poll is retried after a crash, the interaction is
+tracked once, so it is used once and approved once; a replica that lost the
+race sees nothing inserted and leaves the interaction alone.
+
+Ending one (a revoke, its expiry, a policy that no longer allows it) is a
+conditional update on a row not yet ended, so two replicas sweeping at once
+audit it once. Thread reports are claimed the same way before they are sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import cast
+
+from sqlalchemy import RowMapping, and_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.domain import (
+    Allowance,
+    AllowanceEnd,
+    AllowanceScope,
+    AllowanceUse,
+    SlackActor,
+    SlackDecision,
+)
+from bot.novo.models import Interaction, ResolveInteractionBody
+from bot.store.base import StoreBase, insert_for
+from bot.store.interactions import ID_CHUNK
+from bot.store.records import dump_record, wire_record
+from bot.store.schema import allowance_uses, allowances, decisions, interactions
+
+_open = allowances.c.ended.is_(None)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a decider allows when they approve with an allowance."""
+
+    rule: str
+    scope: AllowanceScope
+    agent_id: str
+    tool_name: str
+    root_run_id: str | None
+    granted_by: SlackActor
+    granted_at: datetime
+    until: datetime
+    interaction_id: str
+
+
+@dataclass(frozen=True)
+class PlannedUse:
+    """An allowance about to approve a new pending interaction, with the decision to queue."""
+
+    interaction: Interaction
+    allowance: Allowance
+    body: ResolveInteractionBody
+    decision: SlackDecision
+    lease_until: datetime
+
+
+def allowance_of(row: RowMapping) -> Allowance:
+    return Allowance(
+        id=int(row["id"]),
+        rule=row["rule"],
+        scope=cast(AllowanceScope, row["scope"]),
+        agent_id=row["agent_id"],
+        tool_name=row["tool_name"],
+        root_run_id=row["root_run_id"],
+        granted_by=SlackActor(row["granted_by_id"], row["granted_by_name"]),
+        granted_at=row["granted_at"],
+        until=row["until"],
+        interaction_id=row["interaction_id"],
+        ended=cast(AllowanceEnd | None, row["ended"]),
+        ended_by=row["ended_by_id"],
+        ended_at=row["ended_at"],
+    )
+
+
+def _use_of(row: RowMapping) -> AllowanceUse:
+    return AllowanceUse(
+        interaction_id=row["interaction_id"],
+        allowance_id=int(row["allowance_id"]),
+        run_id=row["run_id"],
+        step_number=int(row["step_number"]),
+        tool_name=row["tool_name"],
+        used_at=row["used_at"],
+    )
+
+
+class AllowanceQueries(StoreBase):
+    async def grant_allowance(self, grant: Grant) -> Allowance:
+        rows = await self._all(
+            allowances.insert()
+            .values(
+                rule=grant.rule,
+                scope=grant.scope,
+                agent_id=grant.agent_id,
+                tool_name=grant.tool_name,
+                root_run_id=grant.root_run_id,
+                granted_by_id=grant.granted_by.user_id,
+                granted_by_name=grant.granted_by.display_name,
+                granted_at=grant.granted_at,
+                until=grant.until,
+                interaction_id=grant.interaction_id,
+            )
+            .returning(*allowances.c)
+        )
+        return allowance_of(rows[0])
+
+    async def allowance(self, allowance_id: int) -> Allowance | None:
+        row = await self._first(select(allowances).where(allowances.c.id == allowance_id))
+        return allowance_of(row) if row is not None else None
+
+    async def open_allowances(self) -> list[Allowance]:
+        """Every allowance not yet ended (its expiry may have passed: the sweep ends it)."""
+        rows = await self._all(select(allowances).where(_open).order_by(allowances.c.id))
+        return [allowance_of(r) for r in rows]
+
+    async def allowances_granted_on(
+        self, interaction_ids: Collection[str]
+    ) -> dict[str, list[Allowance]]:
+        """The allowances granted on each of these interactions' messages, oldest first."""
+        found: dict[str, list[Allowance]] = {i: [] for i in interaction_ids}
+        wanted = list(interaction_ids)
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            query = select(allowances).where(allowances.c.interaction_id.in_(chunk))
+            for row in await self._all(query.order_by(allowances.c.id)):
+                found[row["interaction_id"]].append(allowance_of(row))
+        return found
+
+    async def end_allowances(
+        self,
+        allowance_ids: Collection[int],
+        ended: AllowanceEnd,
+        now: datetime,
+        *,
+        by: str | None = None,
+    ) -> list[Allowance]:
+        """End those not yet ended; the ones this call ended (another may have been first)."""
+        if not allowance_ids:
+            return []
+        rows = await self._all(
+            update(allowances)
+            .where(allowances.c.id.in_(list(allowance_ids)), _open)
+            .values(ended=ended, ended_by_id=by, ended_at=now)
+            .returning(*allowances.c)
+        )
+        return sorted((allowance_of(r) for r in rows), key=lambda a: a.id)
+
+    async def use_allowances(self, planned: Sequence[PlannedUse], now: datetime) -> list[str]:
+        """Track each interaction, record its use and queue its approval, one transaction
+        each; the ids used now (one already tracked, by a poll or another replica, is not)."""
+        used: list[str] = []
+        for plan in planned:
+            if await self._transaction(partial(_use_one, plan=plan, now=now)):
+                used.append(plan.interaction.id)
+        return used
+
+    async def claim_unreported_uses(self, now: datetime) -> list[AllowanceUse]:
+        """Uses Novo has taken the approval of (delivered) whose thread report has not gone
+        out, each claimed by this call alone. A use whose approval waits in the outbox is
+        reported by the poll after its delivery, so a report never says "approved" early.
+        (A look first: most polls find none, and a poll should not write for nothing.)"""
+        due = and_(
+            allowance_uses.c.reported_at.is_(None),
+            allowance_uses.c.interaction_id.in_(
+                select(decisions.c.interaction_id).where(decisions.c.state == "delivered")
+            ),
+        )
+        if await self._first(select(allowance_uses.c.interaction_id).where(due).limit(1)) is None:
+            return []
+        rows = await self._all(
+            update(allowance_uses).where(due).values(reported_at=now).returning(*allowance_uses.c)
+        )
+        return sorted((_use_of(r) for r in rows), key=lambda u: (u.used_at, u.interaction_id))
+
+    async def allowance_uses_of(self, allowance_id: int) -> list[AllowanceUse]:
+        rows = await self._all(
+            select(allowance_uses)
+            .where(allowance_uses.c.allowance_id == allowance_id)
+            .order_by(allowance_uses.c.used_at)
+        )
+        return [_use_of(r) for r in rows]
+
+
+async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: datetime) -> bool:
+    interaction = plan.interaction
+    tracked = (
+        insert_for(connection, interactions)
+        .values(
+            id=interaction.id,
+            kind=interaction.kind,
+            status=interaction.status,
+            snapshot=dump_record(wire_record(interaction)),
+            gone=False,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(interactions.c.id)
+    )
+    if (await connection.execute(tracked)).first() is None:
+        return False
+    await connection.execute(
+        allowance_uses.insert().values(
+            interaction_id=interaction.id,
+            allowance_id=plan.allowance.id,
+            run_id=interaction.run_id,
+            step_number=interaction.step_number,
+            tool_name=interaction.tool_name or "",
+            used_at=now,
+        )
+    )
+    decision = plan.decision
+    await connection.execute(
+        decisions.insert().values(
+            interaction_id=interaction.id,
+            body=dump_record(wire_record(plan.body)),
+            actor_id=decision.actor.user_id,
+            actor_name=decision.actor.display_name,
+            verb=decision.verb,
+            note=decision.note,
+            state="queued",
+            attempts=0,
+            next_attempt_at=plan.lease_until,
+            standing_until=plan.allowance.until,
+            created_at=decision.at,
+            updated_at=decision.at,
+        )
+    )
+    return True

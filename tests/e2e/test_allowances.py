@@ -1,0 +1,216 @@
+"""Standing approvals ("allowances") end to end: granted from an approval's overflow,
+used by the poll on later matching approvals, reported in the granting message's
+thread, and stopped by a revoke, an expiry or a policy reload.
+
+Judged by what Slack and Novo saw: which interactions got a message, which were
+resolved and with what reason, what the granting message's thread says.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from bot.slack.ids import ActionId, OverflowValue
+from tests.e2e.conftest import CHANNEL, Loop
+from tests.support import wait_until
+
+ADA = "U0ADA"
+GRACE = "U0GRACE"
+AGENT = "agt_deployer"
+TOOL = "deploy_status"
+RUN = "run_7Q2"
+
+STANDING = (
+    "rules:\n"
+    "  - name: deploys\n"
+    "    match: {toolName: 'deploy_*'}\n"
+    "    allow_standing: {max: 4h, scopes: [run, tool]}\n"
+)
+WITHOUT_STANDING = "rules:\n  - name: deploys\n    match: {toolName: 'deploy_*'}\n"
+STANDING_REASON = re.compile(
+    r"^Approved in Slack by standing approval of U0ADA \(Ada Lovelace\), until \d\d:\d\d UTC$"
+)
+
+
+async def _approval(
+    loop: Loop, *, step: int, agent: str = AGENT, tool: str = TOOL, run: str = RUN
+) -> str:
+    created: dict[str, Any] = await loop.create(
+        "approval_request",
+        agentId=agent,
+        toolName=tool,
+        runId=run,
+        stepNumber=step,
+        expiresInSeconds=3600,
+    )
+    return str(created["id"])
+
+
+async def _grant(loop: Loop, value: OverflowValue = OverflowValue.ALLOW_FOR_RUN) -> str:
+    """A first approval, posted, approved by Ada with an allowance; its message's ts."""
+    first = await _approval(loop, step=1)
+    ts = await loop.shown(first)
+    response = await loop.driver.choose_overflow(
+        ADA, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, value
+    )
+    assert response.status_code == 200
+    record = await loop.api_get_final(first)
+    assert record["decision"] == "allow"
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
+    await loop.shows(ts, "🔓", "<@U0ADA> allowed")
+    return ts
+
+
+async def _approved_without_a_message(loop: Loop, interaction_id: str) -> dict[str, Any]:
+    record = await loop.api_get_final(interaction_id)
+    assert record["decision"] == "allow"
+    assert STANDING_REASON.match(record["reason"]), record["reason"]
+    assert interaction_id not in loop.posted_ids()
+    return record
+
+
+async def _reported(loop: Loop, ts: str, *needles: str) -> str:
+    def probe() -> str | None:
+        for reply in loop.slack.replies(CHANNEL, ts):
+            if reply.ts != ts and all(n in reply.text for n in needles):
+                return reply.text
+        return None
+
+    found: str = await wait_until(probe, timeout=10, message=f"a reply in {ts} with {needles}")
+    return found
+
+
+def _reports(loop: Loop, ts: str) -> list[str]:
+    return [r.text for r in loop.slack.replies(CHANNEL, ts) if r.ts != ts and "✅" in r.text]
+
+
+async def test_the_runs_next_matching_approval_is_approved_and_reported_while_others_post(
+    loop: Loop,
+) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    same = await _approval(loop, step=5)
+    other_tool = await _approval(loop, step=6, tool="deploy_rollback")
+    other_agent = await _approval(loop, step=7, agent="agt_other")
+    other_run = await _approval(loop, step=8, run="run_OTHER")
+    await _approved_without_a_message(loop, same)
+    reply = await _reported(loop, ts, TOOL, "step 5", "<@U0ADA>")
+    assert reply.startswith("✅")
+    for posted in (other_tool, other_agent, other_run):
+        await loop.shown(posted)
+        assert (await loop.api_get(posted))["status"] == "pending"
+    assert await loop.metric("novo_slack_allowances_used_total", rule="deploys") == 1
+
+
+async def test_a_tool_allowance_covers_another_run_of_the_agent(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop, OverflowValue.ALLOW_FOR_HOUR)
+    later = await _approval(loop, step=2, run="run_LATER")
+    await _approved_without_a_message(loop, later)
+    await _reported(loop, ts, TOOL)
+
+
+async def test_several_in_one_poll_are_one_reply(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    await loop.fault(routes="list", errorRate=1.0, status=503)
+    ids = [await _approval(loop, step=step) for step in (11, 12, 13)]
+    await loop.fault()
+    for interaction_id in ids:
+        await _approved_without_a_message(loop, interaction_id)
+    reply = await _reported(loop, ts, "step 11", "step 12", "step 13")
+    assert reply.count(TOOL) == 3
+    assert len(_reports(loop, ts)) == 1
+
+
+async def test_a_revoke_from_app_home_stops_the_next_one(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    await loop.driver.open_home(GRACE)  # anyone who may decide under the rule may revoke
+    home = await wait_until(
+        lambda: (
+            view
+            if (view := loop.slack.home_view(GRACE)) is not None
+            and "Allowances in your team's rules" in str(view.blocks)
+            else None
+        ),
+        message="Grace's Home listing the allowance",
+    )
+    response = await loop.driver.click_view_button(GRACE, home.id, ActionId.REVOKE_ALLOWANCE)
+    assert response.status_code == 200
+    await loop.shows(ts, "revoked by <@U0GRACE>")
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert (await loop.api_get(after))["status"] == "pending"
+    assert await loop.resolve_calls(after) == []
+
+
+async def test_the_granter_revokes_from_the_granting_message(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    await loop.driver.click_message_button(ADA, CHANNEL, ts, ActionId.REVOKE_ALLOWANCE)
+    await loop.shows(ts, "revoked by <@U0ADA>")
+    assert ActionId.REVOKE_ALLOWANCE not in str(loop.slack.message(CHANNEL, ts).blocks)
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+
+
+async def test_an_expired_allowance_stops(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    loop.clock.forward(timedelta(hours=4, minutes=1))
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert await loop.resolve_calls(after) == []
+    await loop.shows(ts, "expired")
+
+
+async def test_a_policy_reload_without_allow_standing_stops_it(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    assert loop.settings.config_path is not None
+    loop.settings.config_path.write_text(WITHOUT_STANDING, encoding="utf-8")
+    assert loop.bridge.reload_policy()
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert await loop.resolve_calls(after) == []
+    await loop.shows(ts, "ended: the policy no longer allows it")
+
+
+async def test_not_offered_without_allow_standing_nor_with_a_quorum(loop: Loop) -> None:
+    first = await _approval(loop, step=1)
+    ts = await loop.shown(first)
+    assert OverflowValue.ALLOW_FOR_RUN not in str(loop.slack.message(CHANNEL, ts).blocks)
+    await loop.use_policy(STANDING + "    deciders: {users: [U0ADA, U0GRACE]}\n    quorum: 2\n")
+    second = await _approval(loop, step=2)
+    ts = await loop.shown(second)
+    assert OverflowValue.ALLOW_FOR_RUN not in str(loop.slack.message(CHANNEL, ts).blocks)
+
+
+async def test_a_restart_does_not_apply_one_use_twice(loop: Loop) -> None:
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    await loop.fault(routes="resolve", errorRate=1.0, status=503)
+    later = await _approval(loop, step=5)
+
+    async def used() -> bool:
+        events = await _audit(loop, "allowance_used")
+        return any(e.interaction_id == later for e in events)
+
+    await wait_until(used, timeout=10, message="the use recorded")
+    await loop.restart()
+    await loop.fault()
+    await _approved_without_a_message(loop, later)
+    await _reported(loop, ts, TOOL, "step 5")
+    uses = [e for e in await _audit(loop, "allowance_used") if e.interaction_id == later]
+    assert len(uses) == 1
+    accepted = [c for c in await loop.resolve_calls(later) if c["status"] == 200]
+    assert len(accepted) == 1
+    assert len(_reports(loop, ts)) == 1
+
+
+async def _audit(loop: Loop, event: str) -> list[Any]:
+    assert loop.bridge.services is not None
+    return [e for e in await loop.bridge.services.store.audit_entries() if e.event == event]
