@@ -25,13 +25,15 @@ class SlackDecision:
     """A decision taken in Slack, as the bridge recorded it.
 
     `verb` is what to say ("Approved", "Denied", "Answered", "Dismissed",
-    "Chose “Skip the migration”"); `note` is the person's own words, if any.
+    "Chose “Skip the migration”"); `note` is the person's own words, if any; `via`
+    how it was given when not by a button or a form ("replying in the thread").
     """
 
     actor: SlackActor
     at: datetime
     verb: str
     note: str | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True)

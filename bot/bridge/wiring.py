@@ -20,6 +20,7 @@ from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
+from bot.services.thread_replies import ThreadReplyService
 from bot.services.type_ahead import TypeAheadService
 from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
@@ -42,6 +43,7 @@ class Services:
     approvals: ApprovalService
     groups: GroupService
     questions: QuestionService
+    thread_replies: ThreadReplyService
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
@@ -103,6 +105,7 @@ class Services:
             ),
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
+            thread_replies=ThreadReplyService(store, slack, decisions, clock),
             forms=FormService(store, slack, gate=gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(novo, store, publisher, ChannelRouter(policy), clock),

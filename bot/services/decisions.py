@@ -357,7 +357,8 @@ class DecisionService:
         """The decision with the decider named, and the body carrying its reason."""
         decision = await self._named(queued.decision)
         approvals = await self._approvers(queued, decision.actor)
-        body = queued.body.model_copy(update={"reason": slack_reason(decision.verb, approvals)})
+        reason = slack_reason(decision.verb, approvals, via=decision.via)
+        body = queued.body.model_copy(update={"reason": reason})
         return decision, body
 
     async def _delivered(
@@ -463,6 +464,7 @@ class DecisionService:
             at=decision.at,
             verb=decision.verb,
             note=decision.note,
+            via=decision.via,
         )
 
     async def _on_conflict(

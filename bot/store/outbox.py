@@ -93,6 +93,7 @@ class DecisionQueries(StoreBase):
                 actor_name=decision.actor.display_name,
                 verb=decision.verb,
                 note=decision.note,
+                via=decision.via,
                 state="queued",
                 attempts=0,
                 next_attempt_at=lease_until,

@@ -303,6 +303,7 @@ def queued(row: RowMapping) -> QueuedDecision:
             at=row["created_at"],
             verb=row["verb"],
             note=row["note"],
+            via=row["via"],
         ),
         state=cast(DecisionState, row["state"]),
         attempts=int(row["attempts"]),

@@ -28,6 +28,10 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   NOVO_SLACK_AUDIT_DAYS.
 - `digests`: each scheduled digest, claimed once per scheduled time.
 - `home_views`: who opened the App Home tab when, and what it last showed them.
+- `event_receipts`: Events API deliveries already taken, by Slack's `event_id`, so a
+  delivery Slack retries or sends twice is acted on once whichever replica gets it.
+- `decisions.via`: how the decision was given when not by a button or form ("replying
+  in the thread"), carried into the reason Novo receives.
 """
 
 from __future__ import annotations
@@ -98,6 +102,7 @@ messages = Table(
     PrimaryKeyConstraint("interaction_id", "purpose", "channel", name="messages_pkey"),
     CheckConstraint("state IN ('posting', 'posted')", name="messages_state_known"),
     Index("messages_state", "state", "purpose"),
+    Index("messages_ts", "ts"),
     Index(
         "messages_one_primary",
         "interaction_id",
@@ -125,6 +130,7 @@ decisions = Table(
     Column("approvers", Text),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
+    Column("via", Text),
     ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
     CheckConstraint(
         "state IN ('queued', 'delivered', 'conflict', 'rejected', 'gone')",
@@ -261,4 +267,12 @@ home_views = Table(
     Column("opened_at", UtcDateTime, nullable=False),
     Column("published_hash", Text),
     Column("published_at", UtcDateTime),
+)
+
+event_receipts = Table(
+    "event_receipts",
+    metadata,
+    Column("event_id", Text, primary_key=True),
+    Column("received_at", UtcDateTime, nullable=False),
+    Index("event_receipts_received", "received_at"),
 )

@@ -45,9 +45,11 @@ async def _checked(loop: Loop, reply_ts: str) -> None:
 
 async def _told(loop: Loop, user: str, count: int) -> list[str]:
     told: list[str] = await wait_until(
-        lambda: [e.text for e in loop.slack.ephemerals(user)]
-        if len(loop.slack.ephemerals(user)) >= count
-        else None,
+        lambda: (
+            [e.text for e in loop.slack.ephemerals(user)]
+            if len(loop.slack.ephemerals(user)) >= count
+            else None
+        ),
         message=f"{user} told {count} time(s)",
     )
     return told
@@ -58,7 +60,7 @@ async def test_a_reply_answers_a_free_text_question(loop: Loop) -> None:
     assert HINT in loop.message_text(ts)
 
     reply = await loop.driver.reply_in_thread("U0GRACE", CHANNEL, ts, "  Tests are green.  ")
-    assert reply.response.status_code == 200
+    assert reply.response is not None and reply.response.status_code == 200
 
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_why", "text": "Tests are green."}]
@@ -155,6 +157,11 @@ async def test_bots_replies_and_edits_decide_nothing(loop: Loop) -> None:
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_env", "optionId": "staging"}]
     assert len(await loop.resolve_calls(interaction_id)) == 1
+    # the bot's reply was not even looked at: nobody asked Slack about it or told it anything
+    asked = [
+        c for c in loop.slack.calls() if "U0OTHERBOT" in (c.args.get("user"), c.args.get("users"))
+    ]
+    assert asked == []
 
 
 async def test_a_retried_or_repeated_event_decides_once(loop: Loop) -> None:
@@ -172,7 +179,7 @@ async def test_a_retried_or_repeated_event_decides_once(loop: Loop) -> None:
     # a later reply, once it is answered, is told so; the repeats were told nothing
     await loop.driver.reply_in_thread("U0GRACE", CHANNEL, ts, "staging")
     (told,) = await _told(loop, "U0GRACE", 1)
-    assert "Answered" in told
+    assert "already answered" in told
     assert len(await loop.resolve_calls(interaction_id)) == 1
     assert loop.slack.message(CHANNEL, reply.message.ts).reactions.count(CHECK_MARK) == 1
 
@@ -191,12 +198,9 @@ async def test_a_reply_answers_over_socket_mode(loop: Loop) -> None:
     await loop.restart(slack_app_token=SecretStr(loop.slack.app_token))
     await wait_until(lambda: loop.slack.socket_connections >= 1, message="Socket Mode connected")
     interaction_id, ts = await _question(loop, FREE_TEXT)
-    message, ack = await loop.driver.reply_in_thread_over_socket(
-        "U0GRACE", CHANNEL, ts, "Ship it"
-    )
+    message, ack = await loop.driver.reply_in_thread_over_socket("U0GRACE", CHANNEL, ts, "Ship it")
     assert ack.payload is None and ack.seconds < 3.0
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_why", "text": "Ship it"}]
     assert resolution["reason"] == REASON
     await _checked(loop, message.ts)
-
