@@ -36,8 +36,8 @@ _CODE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.DOTALL)
 _COMMAND = re.compile(r"^[ \t]*(?:\$[ \t]+)?(?:\.venv/bin/)?novo-slack ([a-z][^\n`#;&|>]*)", re.M)
 _MAKE = re.compile(r"(?<![\w-])make ([a-z][a-z-]*)")
 _SETTING = re.compile(r"\b(?:SLACK|NOVO)_[A-Z][A-Z0-9_]*\b")
-_REVISION = re.compile(r"\brevision (\d{4})\b")
-_HEAD = re.compile(r"\b(\d{4}) \((?:head|current)\)")
+_REVISION = re.compile(r"\brevision (\d{4}(?:_[a-z_]+)?)\b")
+_HEAD = re.compile(r"\b(\d{4}(?:_[a-z_]+)?) \((?:head|current)\)")
 # Environment names the test suite reads (not the bridge): documented for whoever runs it.
 TEST_ENVIRONMENT = (
     "NOVO_SLACK_TEST_DATABASE_URL",
@@ -122,7 +122,8 @@ def test_every_documented_setting_exists(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_documented_revision_exists(page: Path) -> None:
-    versions = {p.name[:4] for p in (REPO / "bot/store/migrations/versions").glob("0*.py")}
+    files = list((REPO / "bot/store/migrations/versions").glob("0*.py"))
+    versions = {p.name[:4] for p in files} | {p.stem for p in files}
     head = head_revision()
     text = _text(page)
     for revision in _REVISION.findall(text) + _HEAD.findall(text):
