@@ -141,6 +141,11 @@ async def test_a_non_deciders_reply_decides_nothing_and_is_told_only_to_them(loo
     assert loop.slack.ephemerals("U0GRACE")[0].thread_ts == ts
     assert await loop.resolve_calls(interaction_id) == []
     assert CHECK_MARK not in loop.slack.message(CHANNEL, reply.message.ts).reactions
+    assert loop.bridge.services is not None
+    entries = await loop.bridge.services.store.audit_entries(interaction_id=interaction_id)
+    assert [(e.event, e.actor_id) for e in entries if e.event == "refused"] == [
+        ("refused", "U0GRACE")
+    ]
 
     ada = await loop.driver.reply_in_thread("U0ADA", CHANNEL, ts, "staging")
     resolution = await _resolution(loop, interaction_id)
@@ -204,3 +209,31 @@ async def test_a_reply_answers_over_socket_mode(loop: Loop) -> None:
     assert resolution["inputResponses"] == [{"requestId": "q_why", "text": "Ship it"}]
     assert resolution["reason"] == REASON
     await _checked(loop, message.ts)
+
+
+async def test_a_reply_in_a_dm_answers_a_question_sent_there(loop: Loop) -> None:
+    await loop.use_policy("rules:\n  - name: to-grace\n    match: {}\n    dm: [U0GRACE]\n")
+    created = await loop.create("question", request={"title": "Q", "questions": [ENVIRONMENT]})
+    dm = loop.slack.channel_id("U0GRACE")
+
+    def in_dm() -> str | None:
+        return next(
+            (
+                m.ts
+                for m in loop.slack.messages(dm)
+                if ((m.metadata or {}).get("event_payload") or {}).get("interaction_id")
+                == created["id"]
+            ),
+            None,
+        )
+
+    ts: str = await wait_until(in_dm, message="the question in Grace's DM")
+    assert HINT in loop.message_text_in(dm, ts)
+    reply = await loop.driver.reply_in_thread("U0GRACE", dm, ts, "staging")
+    assert reply.payload["event"]["channel_type"] == "im"
+    resolution = await _resolution(loop, created["id"])
+    assert resolution["inputResponses"] == [{"requestId": "q_env", "optionId": "staging"}]
+    await wait_until(
+        lambda: CHECK_MARK in loop.slack.message(dm, reply.message.ts).reactions,
+        message="✅ on the reply in the DM",
+    )
