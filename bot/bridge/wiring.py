@@ -20,7 +20,7 @@ from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
-from bot.services.thread_replies import ThreadReplyService
+from bot.services.thread_replies import ThreadReplyService, reply_marker
 from bot.services.type_ahead import TypeAheadService
 from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
@@ -91,6 +91,7 @@ class Services:
             publisher,
             clock,
             names=slack.display_name,
+            mark_reply=reply_marker(slack),
             gate=gate,
             redelivery_base=redelivery_base,
         )

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
-from bot.domain import Approval, SlackActor, SlackDecision
+from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -61,6 +61,8 @@ REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 
 # The display name of a Slack user, given a fallback (`SlackGateway.display_name`).
 NameLookup = Callable[[str, str | None], Awaitable[str]]
+# Mark the thread reply a delivered decision was given in (the ✅).
+ReplyMark = Callable[[SlackMessageRef], Awaitable[None]]
 
 
 async def _no_lookup(user_id: str, fallback: str | None) -> str:
@@ -77,11 +79,13 @@ class DecisionService:
         *,
         gate: DeciderGate,
         names: NameLookup = _no_lookup,
+        mark_reply: ReplyMark | None = None,
         redelivery_base: float = REDELIVERY_BASE_SECONDS,
         redelivery_max: float = REDELIVERY_MAX_SECONDS,
     ) -> None:
         self._store = store
         self._names = names
+        self._mark_reply = mark_reply
         self._gate = gate
         self._novo = novo
         self._publisher = publisher
@@ -388,6 +392,8 @@ class DecisionService:
         await self._store.record_slack_decision(interaction_id, decision)
         await self._store.finish_decision(queued.id, "delivered", self._clock())
         await self._publisher.refresh_soon_by_id(interaction_id)
+        if decision.reply is not None and self._mark_reply is not None:
+            await self._mark_reply(decision.reply)  # first delivery or redelivery alike
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
         return DecisionOutcome(OutcomeKind.DELIVERED, f"{decision.verb}.", result)
 
@@ -465,6 +471,7 @@ class DecisionService:
             verb=decision.verb,
             note=decision.note,
             via=decision.via,
+            reply=decision.reply,
         )
 
     async def _on_conflict(

@@ -15,7 +15,8 @@ in the store is the one acted on, whichever replica it reached.
 
 Slack has heard its ack before this runs (an event is acked on arrival), so a
 crash between the ack and the outbox loses that reply; the person sees no ✅
-and can reply again.
+and can reply again. The ✅ comes with the delivery, the first or a redelivery after an
+outage: the outbox keeps which reply gave the answer.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.domain import SlackActor, SlackDecision
+from bot.domain import SlackActor, SlackDecision, SlackMessageRef
 from bot.novo.models import ResolveInteractionBody
-from bot.services.decisions import DecisionService
+from bot.services.decisions import DecisionService, ReplyMark
 from bot.services.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.questions import ACTION_LABEL_CHARS, VERB_ANSWERED
 from bot.slack.gateway import SlackGateway
@@ -94,6 +95,19 @@ def thread_reply(event: dict[str, Any], event_id: str | None) -> ThreadReply | N
     )
 
 
+def reply_marker(slack: SlackGateway) -> ReplyMark:
+    """How a delivered decision marks the reply it was given in: a ✅ everyone sees. The
+    answer is already Novo's, so a reaction Slack refuses is only logged."""
+
+    async def mark(reply: SlackMessageRef) -> None:
+        try:
+            await slack.add_reaction(reply.channel, reply.ts, REACTION)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("could not add ✅ to reply %s in %s: %r", reply.ts, reply.channel, exc)
+
+    return mark
+
+
 class ThreadReplyService:
     def __init__(
         self, store: Store, slack: SlackGateway, decisions: DecisionService, clock: Clock
@@ -128,7 +142,13 @@ class ThreadReplyService:
             verb = (
                 f"Chose “{truncate(answer.action.label or answer.action.id, ACTION_LABEL_CHARS)}”"
             )
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=verb, via=THREAD_VIA)
+        decision = SlackDecision(
+            actor=actor,
+            at=self._clock(),
+            verb=verb,
+            via=THREAD_VIA,
+            reply=SlackMessageRef(reply.channel, reply.ts),
+        )
         body = ResolveInteractionBody(input_responses=[answer.response])
         outcome = await self._decisions.decide(interaction_id, body, decision)
         return await self._answered(reply, outcome)
@@ -138,11 +158,7 @@ class ThreadReplyService:
 
     async def _answered(self, reply: ThreadReply, outcome: DecisionOutcome) -> ReplyResult:
         if outcome.kind is OutcomeKind.DELIVERED:
-            try:
-                await self._slack.add_reaction(reply.channel, reply.ts, REACTION)
-            except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-                log.warning("could not add ✅ to reply %s: %r", reply.ts, exc)
-            return ReplyResult.ANSWERED
+            return ReplyResult.ANSWERED  # the decision service marked the reply ✅
         await self._tell(reply, outcome.text)
         return ReplyResult.QUEUED if outcome.kind is OutcomeKind.QUEUED else ReplyResult.TOLD
 

@@ -94,6 +94,8 @@ class DecisionQueries(StoreBase):
                 verb=decision.verb,
                 note=decision.note,
                 via=decision.via,
+                reply_channel=decision.reply.channel if decision.reply else None,
+                reply_ts=decision.reply.ts if decision.reply else None,
                 state="queued",
                 attempts=0,
                 next_attempt_at=lease_until,

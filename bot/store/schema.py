@@ -31,7 +31,8 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 - `event_receipts`: Events API deliveries already taken, by Slack's `event_id`, so a
   delivery Slack retries or sends twice is acted on once whichever replica gets it.
 - `decisions.via`: how the decision was given when not by a button or form ("replying
-  in the thread"), carried into the reason Novo receives.
+  in the thread"), carried into the reason Novo receives; `reply_channel`, `reply_ts`:
+  the thread reply that gave it, marked ✅ once Novo took it (after a redelivery too).
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ decisions = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("via", Text),
+    Column("reply_channel", Text),
+    Column("reply_ts", Text),
     ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
     CheckConstraint(
         "state IN ('queued', 'delivered', 'conflict', 'rejected', 'gone')",

@@ -30,8 +30,8 @@ ENVIRONMENT = {
 }
 
 
-async def _resolution(loop: Loop, interaction_id: str) -> dict[str, Any]:
-    record = await loop.api_get_final(interaction_id)
+async def _resolution(loop: Loop, interaction_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    record = await loop.api_get_final(interaction_id, timeout=timeout)
     resolution: dict[str, Any] = record["resolution"]
     return resolution
 
@@ -237,3 +237,18 @@ async def test_a_reply_in_a_dm_answers_a_question_sent_there(loop: Loop) -> None
         lambda: CHECK_MARK in loop.slack.message(dm, reply.message.ts).reactions,
         message="✅ on the reply in the DM",
     )
+
+
+async def test_a_reply_kept_through_a_novo_outage_gets_its_check_mark_when_delivered(
+    loop: Loop,
+) -> None:
+    interaction_id, ts = await _question(loop, FREE_TEXT)
+    await loop.fault(errorRate=1.0, status=503, routes="resolve")
+    reply = await loop.driver.reply_in_thread("U0GRACE", CHANNEL, ts, "Because it is Friday")
+    (told,) = await _told(loop, "U0GRACE", 1)
+    assert "Couldn't reach Novo" in told
+    assert CHECK_MARK not in loop.slack.message(CHANNEL, reply.message.ts).reactions
+    await loop.fault()  # Novo is back: the outbox redelivers it
+    resolution = await _resolution(loop, interaction_id, timeout=15)
+    assert resolution["reason"] == REASON
+    await _checked(loop, reply.message.ts)
