@@ -252,3 +252,14 @@ async def test_a_reply_kept_through_a_novo_outage_gets_its_check_mark_when_deliv
     resolution = await _resolution(loop, interaction_id, timeout=15)
     assert resolution["reason"] == REASON
     await _checked(loop, reply.message.ts)
+
+
+async def test_a_shown_card_has_no_thread_to_reply_in(loop: Loop) -> None:
+    interaction_id, ts = await _question(loop, FREE_TEXT)
+    assert HINT in loop.message_text(ts)
+    await loop.driver.send_command("U0GRACE", "/novo", f"show {interaction_id}", channel=CHANNEL)
+    card = await wait_until(
+        lambda: next((e for e in loop.slack.ephemerals("U0GRACE") if e.blocks), None),
+        message="the card shown to Grace",
+    )
+    assert "Why deploy now?" in str(card.blocks) and HINT not in str(card.blocks)

@@ -81,6 +81,11 @@ def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[di
     return text, cleaned
 
 
+def without_reply_hint(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A message's blocks shown away from its thread (a `/novo show` card): no hint."""
+    return [b for b in blocks if b.get("block_id") != HINT_BLOCK_ID]
+
+
 def hint_block() -> dict[str, Any]:
     """The line under a question a reply can answer."""
     return {"type": "context", "block_id": HINT_BLOCK_ID, "elements": [mrkdwn(REPLY_HINT, 200)]}
