@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import aiohttp
+import yaml
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -38,7 +39,7 @@ from bot.policy.live import LivePolicy
 from bot.policy.targets import Targets, policy_targets
 from bot.slack.answers import describe, http_status, not_web_api, slack_error
 from bot.slack.credentials import is_transient, refused
-from bot.slack.scopes import REQUIRED_BOT_SCOPES
+from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
 from bot.store.filelock import FileLock
@@ -47,7 +48,9 @@ from bot.store.target import parse_target
 
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"
-CHECK_NAMES = ("bot token", "scopes", "app token", "channel", "Novo", "store")
+CHECK_NAMES = ("bot token", "scopes", "events", "app token", "channel", "Novo", "store")
+MANIFEST = Path("manifest.yml")
+"""The app manifest the app was created from, when it lies where the check runs."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ async def checklist() -> AsyncIterator[Item]:
             yield skipped("scopes", "the bot token does not work")
         else:
             yield _scopes(scopes)
+        yield _events(MANIFEST)
         yield await _app_token(slack, settings, works=token.mark == OK)
         shown = targets or Targets(channels={settings.default_channel: ["NOVO_SLACK_CHANNEL"]})
         for channel, uses in shown.channels.items():
@@ -210,6 +214,34 @@ def _scopes(granted: set[str]) -> Item:
         "add them under OAuth & Permissions → Bot Token Scopes (or update the app from"
         " manifest.yml), then reinstall the app and use the new bot token",
     )
+
+
+_EVENTS_FIX = (
+    "add them under Event Subscriptions → Subscribe to bot events (or to manifest.yml's"
+    " settings.event_subscriptions.bot_events and update the app from it)"
+)
+
+
+def _events(manifest: Path) -> Item:
+    """The bot events a thread reply needs. Slack shows no token an app's subscriptions,
+    so they are read from the manifest beside the check when there is one."""
+    wanted = ", ".join(REQUIRED_BOT_EVENTS)
+    try:
+        data = yaml.safe_load(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return passed("events", f"no {manifest} here to read; the app must subscribe to {wanted}")
+    except (OSError, yaml.YAMLError) as exc:
+        return failed("events", f"{manifest} can't be read ({exc})", "fix or remove the file")
+    settings = data.get("settings") if isinstance(data, dict) else None
+    subscriptions = settings.get("event_subscriptions") if isinstance(settings, dict) else None
+    listed = subscriptions.get("bot_events") if isinstance(subscriptions, dict) else None
+    subscribed = set(listed) if isinstance(listed, list) else set()
+    missing = [e for e in REQUIRED_BOT_EVENTS if e not in subscribed]
+    if missing:
+        return failed(
+            "events", f"{manifest} does not subscribe to {', '.join(missing)}", _EVENTS_FIX
+        )
+    return passed("events", f"{manifest} subscribes to {wanted}")
 
 
 async def _app_token(slack: AsyncWebClient, settings: Settings, *, works: bool) -> Item:

@@ -22,17 +22,29 @@ class SlackActor:
 
 
 @dataclass(frozen=True)
+class SlackMessageRef:
+    """A Slack message by where it is: a thread reply a decision was given in."""
+
+    channel: str
+    ts: str
+
+
+@dataclass(frozen=True)
 class SlackDecision:
     """A decision taken in Slack, as the bridge recorded it.
 
     `verb` is what to say ("Approved", "Denied", "Answered", "Dismissed",
-    "Chose “Skip the migration”"); `note` is the person's own words, if any.
+    "Chose “Skip the migration”"); `note` is the person's own words, if any; `via`
+    how it was given when not by a button or a form ("replying in the thread");
+    `reply` the person's message that gave it, marked ✅ once Novo took it.
     """
 
     actor: SlackActor
     at: datetime
     verb: str
     note: str | None = None
+    via: str | None = None
+    reply: SlackMessageRef | None = None
 
 
 @dataclass(frozen=True)

@@ -278,6 +278,13 @@ class BridgeJobs:
         if dropped:
             log.info("forgot %d abandoned form draft(s)", dropped)
 
+    async def prune_receipts(self) -> None:
+        if self.leading:
+            await self._run(self._prune_receipts)
+
+    async def _prune_receipts(self) -> None:
+        await self._services.thread_replies.prune_receipts()
+
     async def refresh_homes(self) -> None:
         # the lease holder only: two replicas would publish the same change twice
         if self.leading:
@@ -313,6 +320,7 @@ class BridgeJobs:
             (self.send_snoozes, SNOOZE_TICK_SECONDS, "snoozes"),
             (self.send_digests, DIGEST_TICK_SECONDS, "digests"),
             (self.prune_drafts, DRAFT_PRUNE_SECONDS, "drafts"),
+            (self.prune_receipts, DRAFT_PRUNE_SECONDS, "receipts"),
             (self.refresh_homes, HOME_REFRESH_SECONDS, "homes"),
             # daily, and once soon after start: a bridge restarted every night still prunes
             (self.prune_audit, AUDIT_PRUNE_SECONDS, "audit"),

@@ -21,6 +21,7 @@ from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
 from bot.services.snoozes import SnoozeService
+from bot.services.thread_replies import ThreadReplyService, reply_marker
 from bot.services.type_ahead import TypeAheadService
 from bot.services.visibility import Visibility
 from bot.slack.directory import SlackDirectory
@@ -44,6 +45,7 @@ class Services:
     allowances: AllowanceService
     groups: GroupService
     questions: QuestionService
+    thread_replies: ThreadReplyService
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
@@ -91,6 +93,7 @@ class Services:
             publisher,
             clock,
             names=slack.display_name,
+            mark_reply=reply_marker(slack),
             gate=gate,
             redelivery_base=redelivery_base,
         )
@@ -107,6 +110,7 @@ class Services:
             allowances=allowances,
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
+            thread_replies=ThreadReplyService(store, slack, decisions, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlencode
@@ -22,7 +22,13 @@ from urllib.parse import urlencode
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
-from bot.localslack.events import app_home_opened, event_callback, url_verification
+from bot.localslack.events import (
+    app_home_opened,
+    event_callback,
+    message_changed_event,
+    message_event,
+    url_verification,
+)
 from bot.localslack.payloads import (
     action,
     envelope,
@@ -43,7 +49,20 @@ FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
 _TIMEOUT_SECONDS = 10.0
 
-__all__ = ["FORM", "SlackDriver", "find_element", "find_option"]
+RETRY_NUM_HEADER = "X-Slack-Retry-Num"
+RETRY_REASON_HEADER = "X-Slack-Retry-Reason"
+
+__all__ = ["FORM", "DeliveredMessage", "SlackDriver", "find_element", "find_option"]
+
+
+@dataclass(frozen=True)
+class DeliveredMessage:
+    """A message someone wrote, the `event_callback` that tells the app, and the app's
+    answer to it (None when it was not delivered yet)."""
+
+    message: StoredMessage
+    payload: dict[str, Any]
+    response: httpx.Response | None
 
 
 class SlackDriver:
@@ -350,6 +369,61 @@ class SlackDriver:
         """Deliver `event` wrapped in its `event_callback`, as a signed JSON POST."""
         return await self._send_json(event_callback(self._identity, event, at=self._clock()))
 
+    async def reply_in_thread(
+        self,
+        user_id: str,
+        channel: str,
+        thread_ts: str | None,
+        text: str,
+        *,
+        bot_id: str = "",
+        deliver: bool = True,
+    ) -> DeliveredMessage:
+        """`user_id` writes `text` in `thread_ts`'s thread (at the top of `channel` with
+        None; another app's message with `bot_id`): the local Slack shows it, and the
+        `message` event goes to the app as a signed POST (`deliver=False`: not yet, see
+        `send_event_payload`)."""
+        if not bot_id:
+            self._person(user_id)
+        message = self.slack.add_person_message(channel, user_id, text, thread_ts, bot_id=bot_id)
+        payload = event_callback(self._identity, message_event(message), at=self._clock())
+        response = await self.send_event_payload(payload) if deliver else None
+        return DeliveredMessage(message, payload, response)
+
+    async def reply_in_thread_over_socket(
+        self, user_id: str, channel: str, thread_ts: str, text: str, *, within: float = 5.0
+    ) -> tuple[StoredMessage, SocketAck]:
+        """The same reply in Socket Mode: an `events_api` envelope down the app's socket."""
+        self._person(user_id)
+        message = self.slack.add_person_message(channel, user_id, text, thread_ts)
+        payload = event_callback(self._identity, message_event(message), at=self._clock())
+        ack = await self.slack.deliver_over_socket("events_api", payload, within=within)
+        return message, ack
+
+    async def edit_reply(
+        self, user_id: str, channel: str, thread_ts: str, text: str
+    ) -> httpx.Response:
+        """`user_id` edits a reply of theirs in the thread so it reads `text`: only the
+        `message_changed` event reaches the app (the reply's own event was lost)."""
+        self._person(user_id)
+        message = self.slack.add_person_message(channel, user_id, "draft", thread_ts)
+        previous, message.text = message.text, text
+        event = message_changed_event(message, previous, at=self._clock())
+        return await self.send_event(event)
+
+    async def send_event_payload(
+        self, payload: Mapping[str, Any], *, retry_num: int | None = None
+    ) -> httpx.Response:
+        """POST an `event_callback` as it is; with `retry_num`, as Slack retries a delivery
+        it counts as failed (`X-Slack-Retry-Num`, `X-Slack-Retry-Reason`)."""
+        raw = json.dumps(payload, separators=(",", ":")).encode()
+        headers = (
+            {RETRY_NUM_HEADER: str(retry_num), RETRY_REASON_HEADER: "http_timeout"}
+            if retry_num is not None
+            else {}
+        )
+        return await self.send_raw(raw, content_type=JSON, headers=headers)
+
     async def verify_url(self, challenge: str) -> httpx.Response:
         """The `url_verification` request Slack sends when the request URL is saved."""
         return await self._send_json(url_verification(challenge))
@@ -378,12 +452,14 @@ class SlackDriver:
         timestamp: str | None = None,
         signature: str | None = None,
         content_type: str = FORM,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """POST `body` as Slack would; a given timestamp or signature is sent as is."""
         timestamp = timestamp or str(int(self._clock()))
         if signature is None:
             signature = self.sign(body, timestamp)
         headers = {
+            **(headers or {}),
             "Content-Type": content_type,
             "X-Slack-Request-Timestamp": timestamp,
             "X-Slack-Signature": signature,

@@ -14,7 +14,7 @@ import secrets
 from typing import Any
 
 from bot.localslack.payloads import VERIFICATION_TOKEN
-from bot.localslack.records import Identity
+from bot.localslack.records import Identity, StoredMessage
 
 
 def event_callback(ident: Identity, event: dict[str, Any], *, at: float) -> dict[str, Any]:
@@ -54,6 +54,49 @@ def app_home_opened(
     if view is not None:
         event["view"] = view
     return event
+
+
+def channel_type(channel: str) -> str:
+    """The `channel_type` a message event carries: a DM, a private channel, or a channel."""
+    if channel.startswith("D"):
+        return "im"
+    return "group" if channel.startswith("G") else "channel"
+
+
+def message_event(message: StoredMessage) -> dict[str, Any]:
+    """A new message (`message.channels`, `.groups`, `.im`): a person's has no subtype,
+    another app's is a `bot_message` with its `bot_id`; a reply names its `thread_ts`."""
+    event: dict[str, Any] = {
+        "type": "message",
+        "channel": message.channel,
+        "user": message.user,
+        "text": message.text,
+        "ts": message.ts,
+        "event_ts": message.ts,
+        "channel_type": channel_type(message.channel),
+        "team": message.team,
+    }
+    if message.bot_id:
+        event.update(subtype="bot_message", bot_id=message.bot_id)
+    if message.thread_ts is not None:
+        event["thread_ts"] = message.thread_ts
+    return event
+
+
+def message_changed_event(message: StoredMessage, previous: str, *, at: float) -> dict[str, Any]:
+    """Someone edited `message` (its text was `previous`): Slack's `message_changed`."""
+    now = message.to_api(include_metadata=False)
+    return {
+        "type": "message",
+        "subtype": "message_changed",
+        "hidden": True,
+        "channel": message.channel,
+        "channel_type": channel_type(message.channel),
+        "message": {**now, "edited": {"user": message.user, "ts": f"{at:.6f}"}},
+        "previous_message": {**now, "text": previous},
+        "ts": f"{at:.6f}",
+        "event_ts": f"{at:.6f}",
+    }
 
 
 def url_verification(challenge: str) -> dict[str, Any]:

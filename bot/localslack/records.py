@@ -127,19 +127,14 @@ class StoredMessage:
     thread_ts: str | None = None
     edited_count: int = 0
     edited_ts: str | None = None
+    reactions: list[str] = field(default_factory=list)
+    """Reaction names added to it (reactions.add), one entry each time one was added."""
 
     def to_api(self, *, include_metadata: bool = True) -> dict[str, Any]:
-        message: dict[str, Any] = {
-            "type": "message",
-            "subtype": "bot_message",
-            "user": self.user,
-            "bot_id": self.bot_id,
-            "app_id": self.app_id,
-            "team": self.team,
-            "text": self.text,
-            "ts": self.ts,
-            "blocks": self.blocks,
-        }
+        message: dict[str, Any] = {"type": "message", "user": self.user, "team": self.team}
+        if self.bot_id:  # a person's message carries no bot fields and no subtype
+            message.update(subtype="bot_message", bot_id=self.bot_id, app_id=self.app_id)
+        message.update(text=self.text, ts=self.ts, blocks=self.blocks)
         if self.thread_ts is not None:
             message["thread_ts"] = self.thread_ts
         if self.edited_ts is not None:
@@ -161,6 +156,7 @@ class StoredEphemeral:
     blocks: list[dict[str, Any]]
     via: str = "api"
     replaced: int = 0
+    thread_ts: str | None = None
 
 
 @dataclass

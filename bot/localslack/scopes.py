@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.localslack.wire import SlackFailure
 
-_FIXED = {"usergroups.users.list": "usergroups:read"}
+_FIXED = {"usergroups.users.list": "usergroups:read", "reactions.add": "reactions:write"}
 # Reading a conversation needs the history scope of its kind.
 _HISTORY = {
     "channel": "channels:history",

@@ -331,6 +331,13 @@ class LocalSlack:
     def find_message(self, channel: str, ts: str) -> StoredMessage | None:
         return self._workspace.message(channel, ts)
 
+    def add_person_message(
+        self, channel: str, user_id: str, text: str, thread_ts: str | None, *, bot_id: str = ""
+    ) -> StoredMessage:
+        """Someone writes `text` in `channel` (in `thread_ts`'s thread when given); the
+        driver then delivers the `message` event Slack would send the app."""
+        return self._workspace.add_person_message(channel, user_id, text, thread_ts, bot_id=bot_id)
+
     def ephemerals(self, user: str | None = None) -> list[StoredEphemeral]:
         return [e for e in self._workspace.ephemerals if user is None or e.user == user]
 

@@ -93,6 +93,7 @@ class Workspace:
             "chat.delete": self._delete,
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._permalink,
+            "reactions.add": self._add_reaction,
             "conversations.history": self._history,
             "conversations.info": self._conversation_info,
             "conversations.members": self.members.list,
@@ -267,8 +268,53 @@ class Workspace:
             raise SlackFailure("user_not_found")
         text, blocks = self._content(args)
         ts = self._next_ts()
-        self.ephemerals.append(StoredEphemeral(channel, user, ts, text or "", blocks or []))
+        thread_ts = optional_str(args, "thread_ts")
+        self.ephemerals.append(
+            StoredEphemeral(channel, user, ts, text or "", blocks or [], thread_ts=thread_ts)
+        )
         return {"ok": True, "message_ts": ts}
+
+    def _add_reaction(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """reactions.add: one reaction of the bot's per name on a message."""
+        channel = self.resolve_channel(args.get("channel"))
+        ts = required_str(args, "timestamp", error="no_item_specified")
+        name = required_str(args, "name", error="invalid_name")
+        message = self.message(channel, ts)
+        if message is None:
+            raise SlackFailure("message_not_found")
+        if name in message.reactions:
+            raise SlackFailure("already_reacted")
+        message.reactions.append(name)
+        return {"ok": True}
+
+    def add_person_message(
+        self,
+        channel: str,
+        user_id: str,
+        text: str,
+        thread_ts: str | None,
+        *,
+        bot_id: str = "",
+    ) -> StoredMessage:
+        """A message someone (or another app, `bot_id`) wrote: in `thread_ts`'s thread, or
+        at the top of the channel without one."""
+        channel = self.resolve_channel(channel)
+        if thread_ts is not None:
+            thread_ts = thread_root(self.message(channel, thread_ts))
+        message = StoredMessage(
+            channel=channel,
+            ts=self._next_ts(),
+            text=text,
+            blocks=[],
+            metadata=None,
+            user=user_id,
+            bot_id=bot_id,
+            app_id="A0OTHER" if bot_id else "",
+            team=self.identity.team_id,
+            thread_ts=thread_ts,
+        )
+        self._messages.setdefault(channel, {})[message.ts] = message
+        return message
 
     def _permalink(self, args: Mapping[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(args.get("channel"))

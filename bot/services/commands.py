@@ -48,6 +48,7 @@ from bot.slack.render.commands import (
     stats_message,
 )
 from bot.slack.render.context import MessageContext
+from bot.slack.render.thread_reply import without_reply_hint
 from bot.store import Store, TrackedInteraction
 from bot.store.schema import COPY
 from bot.sync.publisher import MessagePublisher
@@ -140,7 +141,8 @@ class CommandService:
         if not await self._gate.may_decide(tracked.snapshot, actor):
             return not_shown_message(interaction_id)
         card = await self._publisher.render(tracked)
-        return {"text": card["text"], "blocks": card["blocks"]}
+        # an ephemeral card has no thread to reply in
+        return {"text": card["text"], "blocks": without_reply_hint(card["blocks"])}
 
     # ------------------------------------------------------------------ stats
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
-from bot.domain import Approval, SlackActor, SlackDecision
+from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -60,6 +60,8 @@ REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 
 # The display name of a Slack user, given a fallback (`SlackGateway.display_name`).
 NameLookup = Callable[[str, str | None], Awaitable[str]]
+# Mark the thread reply a delivered decision was given in (the ✅).
+ReplyMark = Callable[[SlackMessageRef], Awaitable[None]]
 
 
 UNKNOWN = DecisionOutcome(OutcomeKind.UNKNOWN, Notice.UNKNOWN)
@@ -92,11 +94,13 @@ class DecisionService:
         *,
         gate: DeciderGate,
         names: NameLookup = _no_lookup,
+        mark_reply: ReplyMark | None = None,
         redelivery_base: float = REDELIVERY_BASE_SECONDS,
         redelivery_max: float = REDELIVERY_MAX_SECONDS,
     ) -> None:
         self._store = store
         self._names = names
+        self._mark_reply = mark_reply
         self._gate = gate
         self._novo = novo
         self._publisher = publisher
@@ -356,7 +360,8 @@ class DecisionService:
         if queued.standing_until is not None:
             reason = standing_reason(decision.verb, decision.actor, queued.standing_until)
         else:
-            reason = slack_reason(decision.verb, await self._approvers(queued, decision.actor))
+            approvals = await self._approvers(queued, decision.actor)
+            reason = slack_reason(decision.verb, approvals, via=decision.via)
         return decision, queued.body.model_copy(update={"reason": reason})
 
     async def _delivered(
@@ -386,6 +391,8 @@ class DecisionService:
         await self._store.record_slack_decision(interaction_id, decision)
         await self._store.finish_decision(queued.id, "delivered", self._clock())
         await self._publisher.refresh_soon_by_id(interaction_id)
+        if decision.reply is not None and self._mark_reply is not None:
+            await self._mark_reply(decision.reply)  # first delivery or redelivery alike
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
         return DecisionOutcome(OutcomeKind.DELIVERED, Delivered(decision.verb), result)
 
@@ -456,6 +463,8 @@ class DecisionService:
             at=decision.at,
             verb=decision.verb,
             note=decision.note,
+            via=decision.via,
+            reply=decision.reply,
         )
 
     async def _on_conflict(

@@ -10,6 +10,8 @@ approver, and every note given with a vote reaches Novo, each by its giver's id
 `Approved in Slack by U0ALICE (Alice), U0BOB (Bob): U0ALICE: after 18:00; U0BOB: ok`.
 An approval a standing approval took names its granter and until when it held:
 `Approved in Slack by standing approval of U0ALICE (Alice), until 15:00 UTC`.
+A decision given otherwise than by a button or a form says how, after the names:
+`Answered in Slack by U0GRACE (Grace Hopper), replying in the thread`.
 """
 
 from __future__ import annotations
@@ -35,11 +37,17 @@ NOTES_SEPARATOR = "; "
 
 
 def slack_reason(
-    verb: str, deciders: SlackActor | Sequence[Approval], note: str | None = None
+    verb: str,
+    deciders: SlackActor | Sequence[Approval],
+    note: str | None = None,
+    *,
+    via: str | None = None,
 ) -> str:
     """The labelled reason, cut to the API's limit without ever losing the label."""
     approvals = [Approval(deciders, note)] if isinstance(deciders, SlackActor) else list(deciders)
     label = f"{verb} in Slack by {', '.join(_named(a.actor) for a in approvals)}"
+    if via:
+        label += f", {via}"
     label = truncate(label, MAX_REASON_CHARS)
     note = _notes(approvals)
     if not note:

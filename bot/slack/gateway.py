@@ -159,8 +159,27 @@ class SlackGateway:
             metadata=message["metadata"] or None,
         )
 
-    async def post_ephemeral(self, channel: str, user_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
+    async def post_ephemeral(
+        self,
+        channel: str,
+        user_id: str,
+        text: str,
+        *,
+        thread_ts: str | None = None,
+        blocks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Shown only to `user_id`; `thread_ts`: in that message's thread."""
+        await self.client.chat_postEphemeral(
+            channel=channel, user=user_id, text=text, thread_ts=thread_ts, blocks=blocks
+        )
+
+    async def add_reaction(self, channel: str, ts: str, name: str) -> None:
+        """React to a message (✅ on a reply whose answer Novo took); once is enough."""
+        try:
+            await self.client.reactions_add(channel=channel, timestamp=ts, name=name)
+        except SlackApiError as exc:
+            if exc.response.get("error") != "already_reacted":
+                raise
 
     async def respond(
         self,

@@ -18,4 +18,15 @@ REQUIRED_BOT_SCOPES = (
     "im:write",
     "im:history",
     "commands",
+    # the ✅ on a thread reply whose answer Novo took
+    "reactions:write",
 )
+
+REQUIRED_BOT_EVENTS = (
+    "app_home_opened",
+    # replies in a question's thread answer it: public and private channels, DMs
+    "message.channels",
+    "message.groups",
+    "message.im",
+)
+"""The bot events the app subscribes to: manifest.yml lists the same (a test keeps them equal)."""

@@ -54,6 +54,20 @@ class MessageQueries(StoreBase):
                 found[row["interaction_id"]].append(message(row))
         return found
 
+    async def interaction_at(self, channel: str, ts: str) -> str | None:
+        """The interaction whose message is at `ts` in `channel` (its channel, or the DM
+        Slack put it in), or None: a thread under any other message is none of ours."""
+        row = await self._first(
+            select(messages.c.interaction_id)
+            .where(
+                messages.c.ts == ts,
+                messages.c.state == "posted",
+                (messages.c.channel == channel) | (messages.c.slack_channel == channel),
+            )
+            .limit(1)
+        )
+        return str(row["interaction_id"]) if row is not None else None
+
     async def get_message(
         self, interaction_id: str, purpose: str, channel: str
     ) -> TrackedMessage | None:

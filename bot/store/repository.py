@@ -3,7 +3,8 @@
 Its queries live in one module per concern (interactions, messages, the
 decision outbox, replica coordination, drafts, reminder steps, snoozes,
 quorum votes, step groups, the audit trail, App Home tabs, scheduled
-digests, standing approvals); this module only opens and closes it.
+digests, standing approvals, Events API receipts); this module only opens and
+closes it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bot.store.messages import MessageQueries
 from bot.store.migrate import current_revision, head_revision, upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
+from bot.store.receipts import ReceiptQueries
 from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
 from bot.store.target import parse_target
@@ -47,6 +49,7 @@ class Store(
     HomeQueries,
     DigestQueries,
     AllowanceQueries,
+    ReceiptQueries,
 ):
     """Owns the engine; one instance per process.
 

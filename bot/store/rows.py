@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import RowMapping
 
-from bot.domain import Approval, SlackActor, SlackDecision
+from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
 
@@ -306,6 +306,12 @@ def queued(row: RowMapping) -> QueuedDecision:
             at=row["created_at"],
             verb=row["verb"],
             note=row["note"],
+            via=row["via"],
+            reply=(
+                SlackMessageRef(row["reply_channel"], row["reply_ts"])
+                if row["reply_channel"] and row["reply_ts"]
+                else None
+            ),
         ),
         state=cast(DecisionState, row["state"]),
         attempts=int(row["attempts"]),

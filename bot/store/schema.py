@@ -33,6 +33,11 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 - `allowance_uses`: each interaction an allowance approved, at most one row per
   interaction (the store, not a replica, decides that a use happens once), and
   whether its thread report went out.
+- `event_receipts`: Events API deliveries already taken, by Slack's `event_id`, so a
+  delivery Slack retries or sends twice is acted on once whichever replica gets it.
+- `decisions.via`: how the decision was given when not by a button or form ("replying
+  in the thread"), carried into the reason Novo receives; `reply_channel`, `reply_ts`:
+  the thread reply that gave it, marked ✅ once Novo took it (after a redelivery too).
 """
 
 from __future__ import annotations
@@ -103,6 +108,7 @@ messages = Table(
     PrimaryKeyConstraint("interaction_id", "purpose", "channel", name="messages_pkey"),
     CheckConstraint("state IN ('posting', 'posted')", name="messages_state_known"),
     Index("messages_state", "state", "purpose"),
+    Index("messages_ts", "ts"),
     Index(
         "messages_one_primary",
         "interaction_id",
@@ -132,6 +138,9 @@ decisions = Table(
     Column("standing_until", UtcDateTime),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
+    Column("via", Text),
+    Column("reply_channel", Text),
+    Column("reply_ts", Text),
     ForeignKeyConstraint(["interaction_id"], ["interactions.id"]),
     CheckConstraint(
         "state IN ('queued', 'delivered', 'conflict', 'rejected', 'gone')",
@@ -306,4 +315,12 @@ allowance_uses = Table(
     Column("used_at", UtcDateTime, nullable=False),
     Column("reported_at", UtcDateTime),
     Index("allowance_uses_unreported", "reported_at", "allowance_id"),
+)
+
+event_receipts = Table(
+    "event_receipts",
+    metadata,
+    Column("event_id", Text, primary_key=True),
+    Column("received_at", UtcDateTime, nullable=False),
+    Index("event_receipts_received", "received_at"),
 )

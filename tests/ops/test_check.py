@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from bot.check import FAILED, OK, SKIPPED, Item, checklist
-from bot.slack.scopes import REQUIRED_BOT_SCOPES
+from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
 from tests.ops.conftest import CHANNEL, Servers
@@ -60,19 +60,20 @@ async def test_the_command_passes_against_a_working_setup(servers: Servers) -> N
         out, err = await process.communicate()
     lines = out.decode().splitlines()
     assert process.returncode == 0, out.decode() + err.decode()
-    assert [line[0] for line in lines] == [OK] * 8, lines
+    assert [line[0] for line in lines] == [OK] * 9, lines
     assert [line.split(":", 1)[0][2:] for line in lines] == [
         "settings",
         "policy",
         "bot token",
         "scopes",
+        "events",
         "app token",
         f"channel {CHANNEL}",
         "Novo",
         "store",
     ]
     assert "team Novo Local (T0LOCAL), bot user novo (U0LOCALBOT)" in lines[2]
-    assert "opens a Socket Mode connection" in lines[4]
+    assert "opens a Socket Mode connection" in lines[5]
 
 
 async def test_each_failure_is_named_with_its_fix(
@@ -151,6 +152,27 @@ async def test_an_unreachable_novo_and_an_old_schema(
 def test_the_checked_scopes_are_the_manifests() -> None:
     manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
     assert tuple(manifest["oauth_config"]["scopes"]["bot"]) == REQUIRED_BOT_SCOPES
+
+
+def test_the_checked_events_are_the_manifests() -> None:
+    manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
+    assert tuple(manifest["settings"]["event_subscriptions"]["bot_events"]) == REQUIRED_BOT_EVENTS
+
+
+async def test_a_manifest_missing_an_event_subscription_is_named(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
+    manifest["settings"]["event_subscriptions"]["bot_events"].remove("message.groups")
+    (servers.tmp / "manifest.yml").write_text(yaml.safe_dump(manifest))
+    servers.slack.set_scopes(*(s for s in REQUIRED_BOT_SCOPES if s != "reactions:write"))
+    items = await _check(servers, monkeypatch)
+    events = items["events"]
+    assert events.mark == FAILED
+    assert events.detail == "manifest.yml does not subscribe to message.groups"
+    assert "Event Subscriptions" in events.fix
+    assert items["scopes"].mark == FAILED
+    assert items["scopes"].detail == "the bot token lacks reactions:write"
 
 
 def test_the_manifest_is_valid_for_slack() -> None:

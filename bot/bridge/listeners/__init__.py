@@ -61,7 +61,15 @@ def acknowledging(ack: AsyncAck, context: AsyncBoltContext) -> AckWindow:
 
 
 def register_all(app: AsyncApp) -> None:
-    from bot.bridge.listeners import approvals, commands, groups, home, questions, viewer
+    from bot.bridge.listeners import (
+        approvals,
+        commands,
+        groups,
+        home,
+        questions,
+        thread_replies,
+        viewer,
+    )
 
     approvals.register(app)
     commands.register(app)
@@ -69,3 +77,4 @@ def register_all(app: AsyncApp) -> None:
     viewer.register(app)
     questions.register(app)
     home.register(app)
+    thread_replies.register(app)

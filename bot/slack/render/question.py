@@ -60,6 +60,8 @@ from bot.slack.render.status import (
     status_block,
     status_summary,
 )
+from bot.slack.render.thread_reply import HINT_TEXT, hint_block
+from bot.slack.thread_answers import accepts_replies
 
 HEADER_ICON = "❓ "
 UNTITLED = "The agent has a question"
@@ -84,7 +86,7 @@ TEXT_BUDGET = (
     + QUESTIONS_TEXT
     + MORE_TEXT
     + STATUS_TEXT
-    + max(ANSWERS_TEXT + MORE_TEXT + BUTTON_TEXT, BUTTON_BUDGET + MORE_TEXT)
+    + max(ANSWERS_TEXT + MORE_TEXT + BUTTON_TEXT, BUTTON_BUDGET + MORE_TEXT + HINT_TEXT)
 )
 """The most text one question message holds (answers and buttons never show together);
 the tests keep it under MESSAGE_TEXT_BUDGET."""
@@ -131,6 +133,8 @@ def _body_blocks(
     if accepts_decisions(interaction, ctx):
         remind = remind_overflow(interaction, ctx)
         blocks.extend(question_actions_block(interaction, request, remind))
+        if accepts_replies(request):
+            blocks.append(hint_block())
     blocks.append(context_block(interaction, ctx))
     return blocks
 

@@ -1,0 +1,26 @@
+"""A message in a channel, private channel or DM the bot is in: maybe a reply answering a
+question in its thread. Bolt acks an event before its listener runs; the service decides
+whether it is one and what it answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+
+from bot.bridge.listeners import person, services_of
+from bot.services.thread_replies import thread_reply
+
+
+def register(app: AsyncApp) -> None:
+    @app.event("message")
+    async def message(
+        event: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        event_id = body.get("event_id")
+        reply = thread_reply(event, str(event_id) if event_id else None)
+        if reply is None:
+            return
+        services = services_of(context)
+        actor = person(services, reply.user_id, None, reply.team_id)
+        await services.thread_replies.replied(reply, actor)
