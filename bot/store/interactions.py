@@ -30,6 +30,7 @@ _PRIMARY_COLUMNS = (
     messages.c.synced,
     messages.c.claimed_at,
     messages.c.slack_channel,
+    messages.c.after_ts,
 )
 
 
@@ -50,7 +51,9 @@ class InteractionQueries(StoreBase):
         *,
         copies: Sequence[str] = (),
     ) -> bool:
-        """Record the intent to post before posting; False when already tracked (posted once).
+        """Track a new interaction, its messages `queued` for their lanes; False when
+        already tracked (posted once). Each lane claims its message just before sending
+        it (`SendQueries.record_sends`).
 
         `copies`: the route's further destinations (the other users of a `dm:` list),
         each claimed as a `copy` message in the same transaction, so a crash can
@@ -101,7 +104,7 @@ class InteractionQueries(StoreBase):
                 .where(
                     messages.c.interaction_id == interaction_id,
                     messages.c.purpose == PRIMARY,
-                    messages.c.state == "posting",
+                    messages.c.state.in_(("queued", "posting")),
                 )
                 .values(
                     state="posted",
@@ -228,11 +231,12 @@ class InteractionQueries(StoreBase):
         return {str(r["id"]): tracked(r, self._show) for r in rows}
 
     async def unposted(self) -> list[TrackedInteraction]:
-        """Claimed but not confirmed posted: the crash window to reconcile.
+        """Tracked but not confirmed posted: `queued` ones wait for their lane (nothing
+        was sent), `posting` ones are the crash window to reconcile.
 
-        Each carries `claimed_at`: a message, if one was sent, is no older.
+        Each carries `claimed_at` and `after_ts`: a message, if one was sent, is newer.
         """
-        query = TRACKED.where(messages.c.state == "posting")
+        query = TRACKED.where(messages.c.state.in_(("queued", "posting")))
         rows = await self._all(query.order_by(messages.c.claimed_at, interactions.c.id))
         return [tracked(r, self._show) for r in rows]
 
@@ -351,7 +355,7 @@ async def _claim_one(
                 "interaction_id": interaction.id,
                 "purpose": purpose,
                 "channel": target,
-                "state": "posting",
+                "state": "queued",  # claimed by its lane just before it is sent
                 "synced": False,
                 "version": 0,
                 "claimed_at": now,
