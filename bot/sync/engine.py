@@ -389,7 +389,7 @@ class SyncEngine:
                         self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked
                     ),
                 )
-            else:
+            elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
                 in_doubt.setdefault(tracked.channel, []).append(tracked.id)
         for channel, ids in in_doubt.items():
             self._publisher.reconcile_soon(

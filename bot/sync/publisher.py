@@ -337,12 +337,14 @@ class MessagePublisher:
         message: RenderedMessage,
         send: Callable[[RenderedMessage], Awaitable[tuple[str, str]]],
     ) -> tuple[str, str]:
-        """`_fitting` for a claimed message: when Slack answers with a refusal nothing was
-        posted, so the claim goes back to `queued` (no look through history is owed)."""
+        """`_fitting` for a claimed message: when Slack refuses it (an answer that says
+        nothing was done) the claim goes back to `queued`, so no look through history is
+        owed; an answer that may hide a post (a 5xx, `internal_error`) leaves it in doubt."""
         try:
             return await self._fitting(key.interaction_id, message, send)
-        except SlackApiError:
-            await self._store.unclaim(key, self._clock())
+        except SlackApiError as exc:
+            if nothing_posted(exc):
+                await self._store.unclaim(key, self._clock())
             raise
 
     async def post_copy(self, interaction_id: str, target: str) -> None:
@@ -472,6 +474,18 @@ class MessagePublisher:
         if tracked.group_id:  # its line in the group message says the same
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return True
+
+
+# Slack's answers after which a post may have been made all the same
+MAYBE_POSTED_ERRORS = frozenset(
+    {"internal_error", "fatal_error", "request_timeout", "service_unavailable"}
+)
+
+
+def nothing_posted(exc: SlackApiError) -> bool:
+    """Slack refused the post outright (bad channel, too long, rate-limited): it did nothing."""
+    status = getattr(exc.response, "status_code", 200)
+    return status < 500 and exc.response.get("error") not in MAYBE_POSTED_ERRORS
 
 
 def look_from(claim: TrackedInteraction, margin: timedelta) -> float:
