@@ -88,8 +88,9 @@ class SendQueries(StoreBase):
         """
 
         async def work(connection: AsyncConnection) -> tuple[set[MessageKey], set[MessageKey]]:
-            claimed = {key for key in claims if await _claim(connection, key, now)}
+            # recorded first, so a claim's `after_ts` counts the posts of this batch
             recorded = {s.key for s in sent if await _record(connection, s, now)}
+            claimed = {key for key in claims if await _claim(connection, key, now)}
             entries = [
                 {
                     "at": now,
