@@ -33,9 +33,7 @@ async def test_a_restart_finds_a_channels_posts_in_doubt_with_one_history_walk(
     # Slack posts each, but no answer arrives: every claim is left in doubt
     loop.slack.lose_answers("chat.postMessage", count=IN_DOUBT)
     created = [(await loop.create("approval_request"))["id"] for _ in range(IN_DOUBT)]
-    await wait_until(
-        lambda: len(set(loop.posted_ids())) == IN_DOUBT, message="all posted in Slack"
-    )
+    await wait_until(lambda: len(set(loop.posted_ids())) == IN_DOUBT, message="all posted in Slack")
     await loop.restart()  # the crash: the claims are all the new process knows
     await _all_posted(loop, created)
     walks = loop.slack.calls("conversations.history")
