@@ -3,7 +3,9 @@
 The simulator and the local Slack live in the benchmark's process; the bridge
 runs as `novo-slack run` (so its CPU time is read from /proc for it alone, and
 `kill -9` is a real crash). Agent N's approvals go to channel N by a policy
-rule per agent, as an operator would route them.
+rule per agent, as an operator would route them. `BENCH_BRIDGE_PREFIX` puts
+interpreter options before `-m bot run` (`-m cProfile -o bridge.prof` profiles
+the bridge; it writes the profile when the bench stops it).
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ async def bridge_process(
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
+        *os.environ.get("BENCH_BRIDGE_PREFIX", "").split(),
         *("-m", "bot", "run"),
         env=env,
         stdout=asyncio.subprocess.DEVNULL,
