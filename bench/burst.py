@@ -1,16 +1,15 @@
 """A burst of approvals against Slack's per-channel pace: posted once each, fast, no 429s.
 
 One deploy pipeline can open a hundred approvals in a second. This opens
-`--count` approvals spread over `--channels` channels, with the bridge's
+`--count` approvals spread over `--channels` channels (agent N's go to
+channel N by a policy rule per agent), with the bridge's
 `NOVO_SLACK_POST_RATE` and the local Slack's per-channel limit both at
 `--rate` posts a second (the local Slack allows a burst of 5, as Slack's
-"short bursts" do), and prints how long the posting took, the rate reached
-per channel against the allowed one, how many 429s Slack answered, and
-whether every interaction was posted exactly once.
-
-The bridge routes every interaction to one channel until a policy file says
-otherwise; to spread the burst, this bench routes by agent id (agent N to
-channel N), which is what a policy rule per agent would do.
+"short bursts" do), then starts the bridge in a process of its own and
+prints how long the posting took, the pace reached by all channels together
+and by the slowest one against the allowed one, how many 429s Slack
+answered, whether every interaction was posted exactly once, and how many
+posts the bridge made per CPU-second it used while posting.
 """
 
 from __future__ import annotations
@@ -18,64 +17,83 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
-from collections import Counter
+import tempfile
+from pathlib import Path
 
-from bench.harness import running_rig
-from bot.novo.models import Interaction
-from bot.policy.live import LivePolicy
-from bot.sync.routing import ChannelRouter
+import httpx
+
+from bench.harness import API_KEY
+from bench.lanes_rig import (
+    SLACK_BURST,
+    accepted_ids,
+    bridge_process,
+    channel_names,
+    cpu_seconds,
+    create_approvals,
+    write_policy,
+)
+from bot.localslack.server import start_local_slack
+from bot.sim.server import start_sim
 from tests.support import wait_until
-
-SLACK_BURST = 5
-
-
-class ByAgent(ChannelRouter):
-    def __init__(self, channels: list[str]) -> None:
-        super().__init__(LivePolicy(channels[0]))
-        self._channels = channels
-
-    def destinations_for(self, interaction: Interaction) -> tuple[str, ...]:
-        index = int(interaction.agent_id.rsplit("_", 1)[-1])
-        return (self._channels[index % len(self._channels)],)
 
 
 async def measure(count: int, channels: int, rate: float) -> None:
-    async with running_rig(3600.0, post_rate=rate) as rig:
-        names = [f"C0BURST{n:02d}" for n in range(channels)]
+    names = channel_names(channels)
+    async with (
+        await start_sim(api_key=API_KEY) as sim,
+        await start_local_slack() as slack,
+        httpx.AsyncClient(timeout=30) as http,
+    ):
         for name in names:
-            rig.slack.add_channel(name, name.lower())
-        assert rig.bridge.services is not None
-        rig.bridge.services.engine._router = ByAgent(names)
-        rig.slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
-        await wait_until(lambda: rig.jobs.leading or None, timeout=10, message="leading")
-        for n in range(count):
-            await rig.create_approval(agentId=f"agt_{n % channels}", expiresInSeconds=3600)
-        began = time.monotonic()
-        await rig.jobs.poll()
-        await rig.sent()
-        took = time.monotonic() - began
-        calls = rig.slack.calls("chat.postMessage")
+            slack.add_channel(name, name.lower())
+        slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
+        await create_approvals(http, sim, count, channels)
+        with tempfile.TemporaryDirectory(prefix="novo-slack-burst-") as tmp:
+            policy = write_policy(Path(tmp), names)
+            async with bridge_process(
+                sim, slack, Path(tmp) / "bench.db", policy, post_rate=rate
+            ) as bridge:
+                await wait_until(
+                    lambda: accepted_ids(slack) or None, timeout=60, message="first post"
+                )
+                cpu_at_first = cpu_seconds(bridge.pid)
+                await wait_until(
+                    lambda: len(accepted_ids(slack)) >= count or None,
+                    timeout=count / rate + 120,
+                    message=f"{count} posts",
+                )
+                cpu = cpu_seconds(bridge.pid) - cpu_at_first
+                await asyncio.sleep(1.0)  # a second post of anything would show by now
+        calls = slack.calls("chat.postMessage")
         accepted = [c for c in calls if c.ok]
         limited = [c for c in calls if c.status == 429]
-        ids = Counter(c.args["metadata"]["event_payload"]["interaction_id"] for c in accepted)
+        ids = accepted_ids(slack)
+        span = accepted[-1].at - accepted[0].at
         per_channel = count / channels
         ideal = max(0.0, (per_channel - SLACK_BURST) / rate)
+        overall = (len(accepted) - channels * SLACK_BURST) / span if span > 0 else float("nan")
         rates = []
         for name in names:
             times = sorted(c.at for c in accepted if c.args.get("channel") == name)
             if len(times) > SLACK_BURST + 1:  # the steady pace, after the burst allowance
                 rates.append((len(times) - SLACK_BURST - 1) / (times[-1] - times[SLACK_BURST]))
         reached = min(rates) if rates else float("nan")
+        allowed = rate * channels
         print(f"novo-slack burst: {count} approvals over {channels} channels at {rate:g}/s each")
         print(f"  posted (accepted)             {len(accepted):>8}")
         print(f"  posted more than once         {sum(1 for v in ids.values() if v > 1):>8}")
         print(f"  429 answers                   {len(limited):>8}")
-        print(f"  poll to last post             {took:>8.2f} s   (ideal about {ideal:.2f} s)")
+        print(f"  first to last post            {span:>8.2f} s   (ideal about {ideal:.2f} s)")
+        print(
+            f"  all channels' pace            {overall:>8.1f} /s (allowed {allowed:g}/s,"
+            f" {overall / allowed:.2f} of it)"
+        )
         print(
             f"  slowest channel's pace        {reached:>8.1f} /s (allowed {rate:g}/s,"
             f" {reached / rate:.2f} of it)"
         )
+        per_cpu = len(accepted) / cpu if cpu > 0 else float("nan")
+        print(f"  bridge CPU while posting      {cpu:>8.2f} s   ({per_cpu:.0f} posts per CPU-s)")
 
 
 def main(argv: list[str] | None = None) -> int:

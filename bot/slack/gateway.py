@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
@@ -97,6 +98,17 @@ def build_web_client(token: str, base_url: str | None = None) -> AsyncWebClient:
 def is_user_id(slack_id: str) -> bool:
     """A user (`U…`, or `W…` on Enterprise Grid), as a route's `dm:` list names them."""
     return slack_id.startswith(("U", "W"))
+
+
+def _tagged(messages: list[dict[str, Any]], event_type: str, key: str) -> list[tuple[str, str]]:
+    """(the id its metadata names, its ts) of each message carrying `event_type`."""
+    tagged: list[tuple[str, str]] = []
+    for message in messages:
+        metadata = message.get("metadata") or {}
+        payload = metadata.get("event_payload") or {}
+        if metadata.get("event_type") == event_type and isinstance(payload.get(key), str):
+            tagged.append((payload[key], str(message["ts"])))
+    return tagged
 
 
 def slack_ts(moment: datetime) -> str:
@@ -227,13 +239,46 @@ class SlackGateway:
         an index: conversations.history is heavily rate-limited.
 
         `thread_ts`: the message is a reply in that thread (a step group's card).
+        """
+        since = slack_ts(oldest) if oldest is not None else None
+        async for page in self._history(channel, since, thread_ts):
+            for found, ts in _tagged(page, event_type, key):
+                if found == interaction_id:
+                    return ts
+        return None
+
+    async def posted_since(
+        self,
+        channel: str,
+        oldest: str | None,
+        *,
+        thread_ts: str | None = None,
+        event_type: str = METADATA_EVENT_TYPE,
+        key: str = "interaction_id",
+    ) -> dict[str, str]:
+        """Every message of ours newer than the ts `oldest` in a channel (or in the thread
+        of `thread_ts`), by the id its metadata names: the ts of each.
+
+        One walk answers for every claim in doubt there after a crash, where looking
+        for each one alone would cost a walk apiece at Slack's stingiest pace.
+        """
+        found: dict[str, str] = {}
+        async for page in self._history(channel, oldest, thread_ts):
+            for tagged, ts in _tagged(page, event_type, key):
+                found.setdefault(tagged, ts)
+        return found
+
+    async def _history(
+        self, channel: str, oldest: str | None, thread_ts: str | None
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        """The pages of a channel's history (or a thread's replies) newer than `oldest`.
+
         Slack's conversations.history lists a channel's own messages only, never
         the replies in threads, so a reply is looked for with conversations.replies
         of its parent; a parent that is gone holds no reply.
         """
         cursor: str | None = None
         while True:
-            since = slack_ts(oldest) if oldest is not None else None
             try:
                 if thread_ts is None:
                     response = await self.client.conversations_history(
@@ -241,7 +286,7 @@ class SlackGateway:
                         limit=HISTORY_PAGE,
                         include_all_metadata=True,
                         cursor=cursor,
-                        oldest=since,
+                        oldest=oldest,
                     )
                 else:
                     response = await self.client.conversations_replies(
@@ -250,21 +295,16 @@ class SlackGateway:
                         limit=HISTORY_PAGE,
                         include_all_metadata=True,
                         cursor=cursor,
-                        oldest=since,
+                        oldest=oldest,
                     )
             except SlackApiError as exc:
                 if thread_ts is not None and exc.response.get("error") == "thread_not_found":
-                    return None
+                    return
                 raise
-            messages: list[dict[str, Any]] = response.get("messages") or []
-            for message in messages:
-                metadata = message.get("metadata") or {}
-                payload = metadata.get("event_payload") or {}
-                if metadata.get("event_type") == event_type and payload.get(key) == interaction_id:
-                    return str(message["ts"])
+            yield response.get("messages") or []
             cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
             if not response.get("has_more") or not cursor:
-                return None
+                return
 
     def cached_name(self, user_id: str) -> str | None:
         """The display name if already known; never calls Slack (clicks must not wait)."""

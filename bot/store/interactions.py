@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import RowMapping, and_, case, or_, select, update
+from sqlalchemy import ColumnElement, RowMapping, and_, case, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
@@ -30,6 +31,7 @@ _PRIMARY_COLUMNS = (
     messages.c.synced,
     messages.c.claimed_at,
     messages.c.slack_channel,
+    messages.c.after_ts,
 )
 
 
@@ -50,7 +52,9 @@ class InteractionQueries(StoreBase):
         *,
         copies: Sequence[str] = (),
     ) -> bool:
-        """Record the intent to post before posting; False when already tracked (posted once).
+        """Track a new interaction, its messages `queued` for their lanes; False when
+        already tracked (posted once). Each lane claims its message just before sending
+        it (`SendQueries.record_sends`).
 
         `copies`: the route's further destinations (the other users of a `dm:` list),
         each claimed as a `copy` message in the same transaction, so a crash can
@@ -101,7 +105,7 @@ class InteractionQueries(StoreBase):
                 .where(
                     messages.c.interaction_id == interaction_id,
                     messages.c.purpose == PRIMARY,
-                    messages.c.state == "posting",
+                    messages.c.state.in_(("queued", "posting")),
                 )
                 .values(
                     state="posted",
@@ -228,13 +232,30 @@ class InteractionQueries(StoreBase):
         return {str(r["id"]): tracked(r, self._show) for r in rows}
 
     async def unposted(self) -> list[TrackedInteraction]:
-        """Claimed but not confirmed posted: the crash window to reconcile.
+        """Tracked but not confirmed posted: `queued` ones wait for their lane (nothing
+        was sent), `posting` ones are the crash window to reconcile.
 
-        Each carries `claimed_at`: a message, if one was sent, is no older.
+        Each carries `claimed_at` and `after_ts`: a message, if one was sent, is newer.
         """
-        query = TRACKED.where(messages.c.state == "posting")
-        rows = await self._all(query.order_by(messages.c.claimed_at, interactions.c.id))
-        return [tracked(r, self._show) for r in rows]
+        unposted = messages.c.state.in_(("queued", "posting"))
+        return await self._kept_or_parsed(unposted, (messages.c.claimed_at, interactions.c.id))
+
+    async def _kept_or_parsed(
+        self, where: ColumnElement[bool], order: tuple[ColumnElement[Any], ...]
+    ) -> list[TrackedInteraction]:
+        """The interactions `where` picks, in `order`: records parsed before and unchanged
+        since are reused, so only what changed is read in full and parsed (every poll
+        reads what is waiting for its lane, a thousand during a burst)."""
+        found: dict[str, TrackedInteraction | None] = {}
+        for row in await self._all(STAMPED.where(where).order_by(*order)):
+            found[row["id"]] = self._kept(row)
+        missing = [key for key, value in found.items() if value is None]
+        for start in range(0, len(missing), ID_CHUNK):
+            chunk = missing[start : start + ID_CHUNK]
+            for row in await self._all(TRACKED.where(where, interactions.c.id.in_(chunk))):
+                found[row["id"]] = self._parse(row)
+        # one that stopped matching between the two reads is left out
+        return [value for value in found.values() if value is not None]
 
     async def open_interactions(self) -> list[TrackedInteraction]:
         """Pending, not gone, and posted; oldest first. Records parsed before and unchanged
@@ -351,7 +372,7 @@ async def _claim_one(
                 "interaction_id": interaction.id,
                 "purpose": purpose,
                 "channel": target,
-                "state": "posting",
+                "state": "queued",  # claimed by its lane just before it is sent
                 "synced": False,
                 "version": 0,
                 "claimed_at": now,

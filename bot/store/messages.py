@@ -116,7 +116,10 @@ class MessageQueries(StoreBase):
         return (
             await self._write(
                 update(messages)
-                .where(*_named(interaction_id, purpose, channel), messages.c.state == "posting")
+                .where(
+                    *_named(interaction_id, purpose, channel),
+                    messages.c.state.in_(("queued", "posting")),
+                )
                 .values(
                     state="posted",
                     ts=ts,
@@ -159,10 +162,11 @@ class MessageQueries(StoreBase):
         )
 
     async def unposted_messages(self) -> list[TrackedMessage]:
-        """Every message claimed but not confirmed posted, of any purpose, oldest first."""
+        """Every message tracked but not confirmed posted, of any purpose, oldest first:
+        `queued` (nothing sent) or `posting` (claimed, maybe sent)."""
         rows = await self._all(
             select(messages)
-            .where(messages.c.state == "posting")
+            .where(messages.c.state.in_(("queued", "posting")))
             .order_by(
                 messages.c.claimed_at,
                 messages.c.interaction_id,
@@ -178,7 +182,8 @@ class MessageQueries(StoreBase):
         return (
             await self._write(
                 delete(messages).where(
-                    *_named(interaction_id, purpose, channel), messages.c.state == "posting"
+                    *_named(interaction_id, purpose, channel),
+                    messages.c.state.in_(("queued", "posting")),
                 )
             )
             == 1

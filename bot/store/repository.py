@@ -29,6 +29,7 @@ from bot.store.migrate import current_revision, head_revision, upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
 from bot.store.receipts import ReceiptQueries
+from bot.store.sends import SendQueries
 from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
 from bot.store.target import parse_target
@@ -38,6 +39,7 @@ from bot.store.votes import VoteQueries
 class Store(
     InteractionQueries,
     MessageQueries,
+    SendQueries,
     VoteQueries,  # before DecisionQueries: a vote that meets a quorum queues its decision
     DecisionQueries,
     CoordinationQueries,

@@ -14,7 +14,7 @@ from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
 
 DecisionState = Literal["queued", "delivered", "conflict", "rejected", "gone"]
-MessageState = Literal["posting", "posted"]
+MessageState = Literal["queued", "posting", "posted"]
 Show = Callable[[Interaction], Interaction]
 """What turns a stored record into the copy that may be shown (`Store.show_with`)."""
 SnoozeState = Literal["waiting", "sent", "dropped"]
@@ -25,8 +25,10 @@ class TrackedMessage:
     """One Slack message about an interaction; (interaction_id, purpose, channel) names it.
 
     `version` goes up with every change of what it shows, so a writer can
-    compare-and-set. `claimed_at` is when the intent to post was recorded:
-    a message still `posting` after a crash was sent, if at all, after it.
+    compare-and-set. `queued`: tracked, nothing sent yet; `posting`: its lane
+    claimed it just before sending, so after a crash it may be in Slack, and if
+    so it is newer than `after_ts` (the newest ts of ours in its channel at the
+    claim) or, when there was none, than `claimed_at`.
     """
 
     interaction_id: str
@@ -40,6 +42,7 @@ class TrackedMessage:
     claimed_at: datetime
     updated_at: datetime
     slack_channel: str | None = None
+    after_ts: str | None = None
 
     @property
     def shown_in(self) -> str:
@@ -77,6 +80,7 @@ class TrackedInteraction:
     group_id: str | None = None
     raw: Interaction | None = None
     record_version: int = 0  # of the stored record: one more at every change of it
+    after_ts: str | None = None  # of its primary: see `TrackedMessage`
 
     @property
     def shown_in(self) -> str:
@@ -277,6 +281,7 @@ def tracked(
         slack_channel=row["slack_channel"],
         group_id=row["group_id"],
         record_version=int(row["record_version"]),
+        after_ts=row["after_ts"],
     )
 
 
@@ -293,6 +298,7 @@ def message(row: RowMapping) -> TrackedMessage:
         claimed_at=row["claimed_at"],
         updated_at=row["updated_at"],
         slack_channel=row["slack_channel"],
+        after_ts=row["after_ts"],
     )
 
 

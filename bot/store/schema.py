@@ -15,6 +15,9 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 - `drafts`: answers typed into a form that is still open.
 - `messages.slack_channel`: the DM channel a message posted to a user landed
   in (updates must name it).
+- `messages.state`: `queued` (tracked, waiting for its lane: nothing was sent),
+  `posting` (claimed by its lane just before the send: in doubt until its ts is
+  recorded), `posted`; `after_ts` is where a look for an in-doubt one starts.
 - `steps`: reminders and escalations before an expiry, each taken (sent or
   skipped) at most once per interaction.
 - `votes`: approvals counted towards a rule's quorum, one per person per
@@ -105,10 +108,13 @@ messages = Table(
     # where Slack put it when that differs from `channel` (a DM posted to a user id)
     Column("slack_channel", Text),
     Column("updated_at", UtcDateTime, nullable=False),
+    # the newest ts of ours in `channel` when it was claimed: if it was sent, it is newer
+    Column("after_ts", Text),
     PrimaryKeyConstraint("interaction_id", "purpose", "channel", name="messages_pkey"),
-    CheckConstraint("state IN ('posting', 'posted')", name="messages_state_known"),
+    CheckConstraint("state IN ('queued', 'posting', 'posted')", name="messages_state_known"),
     Index("messages_state", "state", "purpose"),
     Index("messages_ts", "ts"),
+    Index("messages_channel_newest", "channel", "state", "ts"),
     Index(
         "messages_one_primary",
         "interaction_id",

@@ -1,12 +1,13 @@
 """Copies: the same message in each further DM a route names, each posted exactly once.
 
 A rule with `dm: [U1, U2, U3]` asks all three. The primary message goes to
-the first; the others each get a `copy`, claimed in the store in the same
+the first; the others each get a `copy`, tracked in the store in the same
 transaction as the primary, so a crash can never forget one. A copy is
-queued after its primary's post has been tried (fresh claims post at once;
-anything claimed before, or left `posting` by a failed post, is first looked
-for in that DM's history by its metadata, and adopted if found), so it is
-posted once whatever happens in between.
+queued after its primary's post has been tried and claimed by its lane just
+before it is sent (a `queued` copy posts at once; one left `posting` by a
+crash or a lost answer is first looked for in that DM's history by its
+metadata, and adopted if found), so it is posted once whatever happens in
+between.
 
 A copy waits for its primary's post to be *tried*, not to succeed: if the
 first person cannot be reached, the others are still asked, and their copies
@@ -66,12 +67,11 @@ class CopyPoster:
         self._guarded = guarded
         self._claim_margin = claim_margin
 
-    async def queue_claimed(self, tracked: TrackedInteraction, *, look_first: bool) -> None:
-        """Queue every copy of `tracked` still to post; `look_first=False` only for copies
-        claimed by this process just now (no message can exist yet)."""
+    async def queue_claimed(self, tracked: TrackedInteraction) -> None:
+        """Queue every copy of `tracked` still to post."""
         for claimed in await self._store.messages(tracked.id):
-            if claimed.purpose == COPY and claimed.state == "posting":
-                self._queue(tracked, claimed, look_first=look_first)
+            if claimed.purpose == COPY and claimed.state != "posted":
+                self._queue(tracked, claimed)
 
     async def queue_unposted(self) -> None:
         """Each poll: copies still `posting` whose primary is posted (a crash, a lost
@@ -81,12 +81,12 @@ class CopyPoster:
                 continue
             tracked = await self._store.get(claimed.interaction_id)
             if tracked is not None and tracked.state == "posted":
-                self._queue(tracked, claimed, look_first=True)
+                self._queue(tracked, claimed)
 
-    def _queue(
-        self, tracked: TrackedInteraction, claimed: TrackedMessage, *, look_first: bool
-    ) -> None:
-        step = self._look_then_post if look_first else self._post
+    def _queue(self, tracked: TrackedInteraction, claimed: TrackedMessage) -> None:
+        """A `queued` copy is claimed and posted by its lane (nothing was sent for it); one
+        left `posting` may be in the DM already, and is looked for first."""
+        step = self._post if claimed.state == "queued" else self._look_then_post
         key = f"{tracked.id} (copy to {claimed.channel})"  # its back-off holds back nothing else
         send = partial(self._dropping_unreachable, step, tracked, claimed)
         self._publisher.post_copy_soon(

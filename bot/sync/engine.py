@@ -4,13 +4,16 @@ Each poll lists every pending interaction (all pages, within a deadline and
 a page cap), posts the new ones exactly once, and re-reads those that left
 the pending set so their messages say how they ended.
 
-Posting exactly once: the intent is recorded before posting and the ts
-after; message metadata carries the interaction id. A record left in the
-"posting" state (a crash, a full disk, a lost answer) is never posted again
-without first searching the channel's history from the claim time for the
-message that may already be there. A route that DMs several people posts
-the primary to the first and a copy to each other one, claimed in the same
-transaction and posted the same way (see `bot.sync.copies`).
+Posting exactly once: a poll tracks each new interaction (`queued`: nothing
+sent); its lane claims it just before sending (`posting`, written with every
+other lane's claims of the moment in one transaction) and records the ts
+after; message metadata carries the interaction id. So a crash leaves in
+doubt only what the lanes were sending, and those claims of one channel are
+never posted again before one walk of the channel's history (and of each
+step group's thread), from the oldest of them, has looked for all of them. A
+route that DMs several people posts the primary to the first and a copy to
+each other one, tracked in the same transaction and posted the same way (see
+`bot.sync.copies`).
 
 One bad interaction never stops the others: records are parsed one by one
 (an unreadable one is skipped and reported), and any failure while handling
@@ -62,6 +65,11 @@ HOLD_MAX_SECONDS = 60.0
 # Failures of the outside world: logged in one line. Anything else is a bug and
 # gets its traceback, but still holds back only the one interaction.
 EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError, StoreFileError)
+
+
+def _reconciling(channel: str) -> str:
+    """The back-off key of the look for a channel's claims in doubt."""
+    return f"{channel} (reconcile)"
 
 
 def _posting(interaction_id: str) -> str:
@@ -123,6 +131,10 @@ class SyncEngine:
         # not sent)
         self._countdown_checked_at: datetime | None = None
         self._copies = CopyPoster(store, publisher, clock, self._guarded, claim_margin=CLAIM_MARGIN)
+        # claims left `posting` that a look through their channel did not find, so they
+        # are posted without another: kept until posted (a post that gets no answer
+        # leaves it in doubt again)
+        self._looked_for: set[str] = set()
 
     # ------------------------------------------------------------------ polling
 
@@ -341,8 +353,8 @@ class SyncEngine:
     def _queue_fresh(
         self, tracked: TrackedInteraction, copies: list[str], report: PollReport
     ) -> None:
-        # claimed just now by this poll: no message can exist yet, so its lane posts
-        # without looking first (and so do its copies' lanes, after it)
+        # tracked just now by this poll (`queued`): no message can exist yet, so its lane
+        # claims and posts it without looking first (and so do its copies' lanes, after it)
         self._publisher.post_soon(
             tracked,
             partial(self._guarded, _posting(tracked.id), None, self._post_fresh, tracked, copies),
@@ -368,52 +380,83 @@ class SyncEngine:
         if not copies:  # most routes: one channel, and nothing more to read
             await self._publisher.post(tracked)
             return
-        await self._then_copies(self._publisher.post(tracked), tracked, look_first=False)
+        await self._then_copies(self._publisher.post(tracked), tracked)
 
-    async def _then_copies(
-        self, primary: Awaitable[object], tracked: TrackedInteraction, *, look_first: bool
-    ) -> None:
+    async def _then_copies(self, primary: Awaitable[object], tracked: TrackedInteraction) -> None:
         """Try the primary's post, then queue its copies, even when it failed: the others
         are still asked when the first person can't be reached."""
         try:
             await primary
         except Exception:
-            await self._copies.queue_claimed(tracked, look_first=look_first)
+            await self._copies.queue_claimed(tracked)
             raise
-        await self._copies.queue_claimed(tracked, look_first=look_first)
+        await self._copies.queue_claimed(tracked)
 
     async def _post_unposted(self, report: PollReport) -> None:
+        """Queue what is tracked but not posted: a `queued` one is posted when its lane
+        gets to it (nothing was sent for it), and the `posting` ones of each channel,
+        claimed when a crash or a lost answer came, are looked for together first."""
+        in_doubt: dict[str, list[str]] = {}
         for tracked in await self._store.unposted():
-            self._publisher.post_soon(
-                tracked,
-                partial(
-                    self._guarded, _posting(tracked.id), None, self._reconcile_or_post, tracked
-                ),
+            if tracked.state == "queued" or tracked.id in self._looked_for:
+                self._publisher.post_soon(
+                    tracked,
+                    partial(
+                        self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked
+                    ),
+                )
+            elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
+                in_doubt.setdefault(tracked.channel, []).append(tracked.id)
+        for channel, ids in in_doubt.items():
+            self._publisher.reconcile_soon(
+                channel,
+                partial(self._guarded, _reconciling(channel), None, self._reconcile, channel, ids),
             )
         await self._copies.queue_unposted()
 
-    async def _reconcile_or_post(self, queued: TrackedInteraction) -> None:
-        await self._then_copies(self._reconcile_or_post_primary(queued), queued, look_first=True)
+    async def _post_unposted_one(self, queued: TrackedInteraction) -> None:
+        """Post one tracked interaction: `queued`, or `posting` and looked for in vain.
 
-    async def _reconcile_or_post_primary(self, queued: TrackedInteraction) -> None:
-        """A claim without a recorded ts: look for the message before posting again.
-
-        Read afresh first: a post that was under way when this was queued has
-        usually recorded its ts by now, and history searches are rate-limited.
+        Read afresh first: what the lane was handed may have been posted since.
         """
         tracked = await self._store.get(queued.id)
         if tracked is None or tracked.state == "posted":
+            self._looked_for.discard(queued.id)
             return
-        since = tracked.claimed_at - CLAIM_MARGIN if tracked.claimed_at else None
-        where, ts = await self._publisher.find_posted(
-            tracked.id, tracked.channel, since, group_id=tracked.group_id
-        )
-        if ts is None:
-            await self._publisher.post(tracked)
+        if tracked.state == "posting" and tracked.id not in self._looked_for:
+            return  # in doubt again (its post got no answer): the next poll looks for it
+        self._looked_for.discard(tracked.id)
+        await self._then_copies(self._publisher.post(tracked), tracked)
+
+    async def _reconcile(self, channel: str, ids: list[str]) -> None:
+        """Claims of one channel left `posting`: found in Slack with one look for all of
+        them (a walk of the channel's history, and of each step group's thread, from
+        the oldest), each then recorded as posted, or posted in its turn.
+
+        Read afresh first: a post that was under way when this was queued has
+        usually recorded its ts by now, and history walks are rate-limited.
+        """
+        current = await self._store.get_many(ids)
+        doubtful = [t for t in current.values() if t.state == "posting"]
+        if not doubtful:
             return
-        await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
-        log.info("reconciled %s with its existing message %s", tracked.id, ts)
-        self._publisher.refresh_soon(tracked.id, tracked.channel)
+        found = await self._publisher.find_many_posted(channel, doubtful, CLAIM_MARGIN)
+        for tracked in doubtful:
+            hit = found.get(tracked.id)
+            if hit is None:
+                self._looked_for.add(tracked.id)
+                self._publisher.post_soon(
+                    tracked,
+                    partial(
+                        self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked
+                    ),
+                )
+                continue
+            where, ts = hit
+            await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
+            log.info("reconciled %s with its existing message %s", tracked.id, ts)
+            self._publisher.refresh_soon(tracked.id, tracked.channel)
+            await self._copies.queue_claimed(tracked)
 
     async def _follow(self, interaction: Interaction) -> None:
         """A tracked interaction still pending changed: show it (e.g. expiresAt moved)."""

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 CLAIM_MARGIN = timedelta(minutes=2)
 REFRESH_GAP_SECONDS = 1.0
+THREADS_KEPT = 10_000
 
 # A member's line context from its record and open decision (the publisher's
 # `line_context`), so the line agrees with the member's card.
@@ -68,9 +69,22 @@ class GroupMessages:
         self._context = context
         self._refreshed_at: dict[str, float] = {}  # group id -> time.monotonic()
         self._later: dict[str, asyncio.TimerHandle] = {}  # a coalesced refresh waiting
+        # a posted group's ts never changes: each of its cards' posts need not read it
+        self._threads: dict[str, str] = {}
 
     async def thread_of(self, group_id: str) -> str | None:
         """The ts cards of this group reply under; posts the group message if it isn't yet."""
+        known = self._threads.get(group_id)
+        if known is not None:
+            return known
+        ts = await self._thread_of(group_id)
+        if ts is not None:
+            if len(self._threads) > THREADS_KEPT:
+                self._threads.clear()
+            self._threads[group_id] = ts
+        return ts
+
+    async def _thread_of(self, group_id: str) -> str | None:
         group = await self._store.group(group_id)
         if group is None:
             return None

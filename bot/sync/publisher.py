@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TypeVar
 
@@ -41,7 +41,9 @@ from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.slack.render.quorum import people_text
 from bot.store import QueuedDecision, Store, TakenStep, TrackedInteraction, TrackedMessage
-from bot.store.schema import COPY
+from bot.store.schema import COPY, PRIMARY
+from bot.store.sends import MessageKey, SentMessage
+from bot.sync.batches import SendBatches
 from bot.sync.groups import GroupMessages
 from bot.sync.lanes import Send, SendKind, SendLanes
 
@@ -70,6 +72,7 @@ class MessagePublisher:
         self._policy = policy or LivePolicy("")
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
         self.groups = GroupMessages(store, slack, clock, self.lanes, self.line_context)
+        self.sends = SendBatches(store, clock)
 
     # ------------------------------------------------------------------ queuing (never waits)
 
@@ -96,6 +99,11 @@ class MessagePublisher:
             send,
             expires_at=expires.timestamp() if expires is not None else None,
         )
+
+    def reconcile_soon(self, channel: str, send: Send) -> None:
+        """Queue the look for a channel's claims in doubt ahead of its posts: a post
+        sent first would only lengthen the walk through the channel's history."""
+        self.lanes.submit(channel, SendKind.URGENT_UPDATE, f"reconcile:{channel}", send)
 
     def refresh_soon(self, interaction_id: str, channel: str, *, urgent: bool = True) -> None:
         """Queue a re-render; `urgent` for a decision, an ending or a changed deadline."""
@@ -152,11 +160,9 @@ class MessagePublisher:
     async def contexts(self, many: Sequence[TrackedInteraction]) -> dict[str, MessageContext]:
         """`context` of each, by id, from a few queries for all of them rather than several
         for each (Home renders every open interaction's buttons)."""
-        ids = [t.id for t in many]
-        queued = await self._store.open_decisions(ids)
-        messages = await self._store.messages_of(ids)
-        steps = await self._store.steps_taken(ids)
-        granted = await self._store.allowances_granted_on(ids)
+        facts = await self._store.message_facts([t.id for t in many])
+        queued, messages, steps = facts.decisions, facts.messages, facts.steps
+        granted = await self._store.allowances_granted_on([t.id for t in many])
         found: dict[str, MessageContext] = {}
         for tracked in many:
             decision = queued.get(tracked.id)
@@ -309,41 +315,59 @@ class MessagePublisher:
             )
             MESSAGES_UPDATED.inc()
 
-    async def post(self, tracked: TrackedInteraction) -> str:
-        """Post a claimed interaction and record its ts; raises SlackApiError on failure.
+    async def post(self, tracked: TrackedInteraction) -> str | None:
+        """Claim and post a tracked interaction, and record its ts; None when it was not
+        this call's to post (claimed or posted meanwhile). Raises SlackApiError on failure.
 
-        Everything that could fail on the message itself (rendering, hashing)
-        happens before `chat.postMessage`, so nothing after a successful post
-        can leave it looking unposted but for the store write.
+        `queued` (nothing sent yet) is claimed just before the send, with every other
+        lane's claims of the moment in one transaction; `posting` (a claim looked for
+        and not found) is posted as it is. Everything that could fail on the message
+        itself (rendering, hashing) happens before `chat.postMessage`, so nothing after
+        a successful post can leave it looking unposted but for the store write.
         """
         # a card of a step group is a reply in its group's thread, posted after the group
         thread = await self.groups.thread_of(tracked.group_id) if tracked.group_id else None
+        key = MessageKey(tracked.id, PRIMARY, tracked.channel)
         async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
             digest = fingerprint(message)
             where = await self._slack.conversation_for(tracked.channel)
-            shown_in, ts = await self._fitting(
-                tracked.id, message, partial(self._slack.post_message_to, where, thread_ts=thread)
+            if tracked.state == "queued" and not await self.sends.claim(key):
+                return None
+            shown_in, ts = await self._sending(
+                key, message, partial(self._slack.post_message_to, where, thread_ts=thread)
             )
-            await self._store.mark_posted(
-                tracked.id, ts, digest, self._clock(), slack_channel=shown_in
-            )
+            await self.sends.record(SentMessage(key, ts, digest, shown_in))
             MESSAGES_POSTED.inc()
             log.info("posted %s to %s at %s", tracked.id, shown_in, ts)
-            await self._store.record(
-                "posted", self._clock(), interaction_id=tracked.id, channel=shown_in, ts=ts
-            )
         if tracked.group_id:
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return ts
 
+    async def _sending(
+        self,
+        key: MessageKey,
+        message: RenderedMessage,
+        send: Callable[[RenderedMessage], Awaitable[tuple[str, str]]],
+    ) -> tuple[str, str]:
+        """`_fitting` for a claimed message: when Slack refuses it (an answer that says
+        nothing was done) the claim goes back to `queued`, so no look through history is
+        owed; an answer that may hide a post (a 5xx, `internal_error`) leaves it in doubt."""
+        try:
+            return await self._fitting(key.interaction_id, message, send)
+        except SlackApiError as exc:
+            if nothing_posted(exc):
+                await self._store.unclaim(key, self._clock())
+            raise
+
     async def post_copy(self, interaction_id: str, target: str) -> None:
-        """Post a claimed copy to `target` (a user's DM) and record where it landed.
+        """Claim and post a copy to `target` (a user's DM) and record where it landed.
 
         Read afresh under the guard: it shows what the primary shows at this
         moment, and a copy recorded meanwhile (a look in the DM found it) is
         left alone. Raises SlackApiError when Slack refuses it.
         """
+        key = MessageKey(interaction_id, COPY, target)
         async with self._store.message_guard(interaction_id):
             tracked = await self._store.get(interaction_id)
             claimed = await self._store.get_message(interaction_id, COPY, target)
@@ -351,28 +375,16 @@ class MessagePublisher:
                 return
             message = await self.render(tracked)
             where = await self._slack.conversation_for(target)
-            shown_in, ts = await self._fitting(
-                interaction_id, message, partial(self._slack.post_message_to, where)
+            if claimed.state == "queued" and not await self.sends.claim(key):
+                return
+            shown_in, ts = await self._sending(
+                key, message, partial(self._slack.post_message_to, where)
             )
-            await self._store.mark_message_posted(
-                interaction_id,
-                COPY,
-                target,
-                ts,
-                fingerprint(message),
-                self._clock(),
-                slack_channel=shown_in,
+            await self.sends.record(
+                SentMessage(key, ts, fingerprint(message), shown_in, {"copy_for": target})
             )
             MESSAGES_POSTED.inc()
             log.info("posted a copy of %s to %s at %s", interaction_id, shown_in, ts)
-            await self._store.record(
-                "posted",
-                self._clock(),
-                interaction_id=interaction_id,
-                channel=shown_in,
-                ts=ts,
-                copy_for=target,
-            )
 
     async def _fitting(
         self,
@@ -418,6 +430,32 @@ class MessagePublisher:
         found = await self._slack.find_posted(where, interaction_id, since, thread_ts=group.ts)
         return where, found
 
+    async def find_many_posted(
+        self, destination: str, claims: Sequence[TrackedInteraction], margin: timedelta
+    ) -> dict[str, tuple[str, str]]:
+        """Which of these claims to `destination` are in Slack: id → (where, ts).
+
+        One walk of the channel's history for all of them, and one of each step
+        group's thread their cards reply in, each from the oldest point any of
+        them could have been posted at (`look_from`).
+        """
+        where = await self._slack.conversation_for(destination)
+        by_thread: dict[str | None, list[TrackedInteraction]] = {}
+        for claim in claims:
+            by_thread.setdefault(claim.group_id, []).append(claim)
+        found: dict[str, tuple[str, str]] = {}
+        for group_id, members in by_thread.items():
+            thread = None
+            if group_id is not None:
+                group = await self._store.group(group_id)
+                if group is None or group.ts is None:
+                    continue  # a group not posted yet has no card under it
+                thread = group.ts
+            oldest = min(look_from(m, margin) for m in members)
+            posted = await self._slack.posted_since(where, f"{oldest:.6f}", thread_ts=thread)
+            found.update({m.id: (where, posted[m.id]) for m in members if m.id in posted})
+        return found
+
     async def refresh(self, interaction_id: str) -> bool:
         """Re-render from the store and update Slack if anything shown changed."""
         async with self._store.message_guard(interaction_id):
@@ -449,6 +487,28 @@ class MessagePublisher:
         if tracked.group_id:  # its line in the group message says the same
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return True
+
+
+# Slack's answers after which a post may have been made all the same
+MAYBE_POSTED_ERRORS = frozenset(
+    {"internal_error", "fatal_error", "request_timeout", "service_unavailable"}
+)
+
+
+def nothing_posted(exc: SlackApiError) -> bool:
+    """Slack refused the post outright (bad channel, too long, rate-limited): it did nothing."""
+    status = getattr(exc.response, "status_code", 200)
+    return status < 500 and exc.response.get("error") not in MAYBE_POSTED_ERRORS
+
+
+def look_from(claim: TrackedInteraction, margin: timedelta) -> float:
+    """Where a look for an in-doubt claim starts (a Slack ts, in seconds): after the newest
+    message of ours its channel had when it was claimed, or, if it had none, `margin`
+    before the claim (clocks differ a little)."""
+    if claim.after_ts is not None:
+        return float(claim.after_ts)
+    claimed = claim.claimed_at or datetime.now(tz=UTC)
+    return (claimed - margin).timestamp()
 
 
 def _posted_copies(messages: list[TrackedMessage]) -> list[TrackedMessage]:

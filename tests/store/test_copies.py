@@ -25,9 +25,9 @@ async def test_copies_are_claimed_with_the_primary_once_each(store: Store, peer:
     assert sorted(claims) == [False, True]
     claimed = {(m.purpose, m.channel, m.state) for m in await store.messages("int_1")}
     assert claimed == {
-        (PRIMARY, "U0ADA", "posting"),
-        (COPY, "U0GRACE", "posting"),
-        (COPY, "U0LIN", "posting"),
+        (PRIMARY, "U0ADA", "queued"),
+        (COPY, "U0GRACE", "queued"),
+        (COPY, "U0LIN", "queued"),
     }
     # a crash now: every one of them is found again
     assert {(m.purpose, m.channel) for m in await store.unposted_messages()} == {

@@ -43,7 +43,7 @@ async def test_unposted_says_when_the_post_was_claimed(store: Store) -> None:
         ("int_a", "C2", NOW),
         ("int_b", "C1", NOW + timedelta(seconds=5)),
     ]
-    assert all(t.state == "posting" and t.ts is None for t in unposted)
+    assert all(t.state == "queued" and t.ts is None for t in unposted)  # waiting for a lane
     await store.mark_posted("int_a", "1.1", "h", NOW)
     assert [t.id for t in await store.unposted()] == ["int_b"]
 
@@ -134,7 +134,7 @@ async def test_many_are_claimed_in_one_go_with_their_group_and_read_back_at_once
     found = await store.get_many(["int_0", "int_1", "int_2", "int_3", "nope"])
     assert sorted(found) == ["int_0", "int_1", "int_2", "int_3"]
     assert [found[f"int_{n}"].group_id for n in range(4)] == [None, group, group, group]
-    assert all(t.state == "posting" for t in found.values())
+    assert all(t.state == "queued" for t in found.values())
     assert [m.purpose for m in await store.messages("int_2")] == ["channel", "copy"]
     assert [t.id for t in await store.group_members(group)] == ["int_1", "int_2", "int_3"]
     assert await store.claim_many_for_posting([], NOW) == set()

@@ -21,7 +21,7 @@ async def test_the_primary_message_is_a_message(store: Store) -> None:
     assert (primary.purpose, primary.channel, primary.state, primary.version) == (
         "channel",
         "C1",
-        "posting",
+        "queued",  # its lane claims it just before sending
         0,
     )
     assert primary.claimed_at == NOW

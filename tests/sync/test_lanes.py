@@ -73,8 +73,11 @@ async def test_posts_are_paced_per_channel_and_a_busy_channel_holds_up_no_other(
     quiet = [at - began for c, _, at in rec.sent if c == "C_QUIET"]
     assert quiet[0] < busy[4]  # not behind the busy channel's queue
     assert busy[-1] >= 0.45  # paced: 10 posts beyond the burst at 20/s
-    gaps = [b - a for a, b in itertools.pairwise(busy[3:])]
-    assert min(gaps) >= 0.04  # never faster than the rate once the burst is spent
+    # never faster than Slack's bucket allows: in any stretch of time, at most the
+    # burst plus the rate times its length (a late send may be followed at once by the
+    # next, whose token had meanwhile come: that is within the limit, not beyond it)
+    for i, j in itertools.combinations(range(len(busy)), 2):
+        assert j - i + 1 <= 3 + 20.0 * (busy[j] - busy[i]) + 0.1, (i, j, busy)
 
 
 async def test_a_countdown_waits_for_the_update_budget_but_a_decision_does_not() -> None:

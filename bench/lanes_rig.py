@@ -1,0 +1,132 @@
+"""A bridge in a process of its own posting into many channels, for `burst` and `restart`.
+
+The simulator and the local Slack live in the benchmark's process; the bridge
+runs as `novo-slack run` (so its CPU time is read from /proc for it alone, and
+`kill -9` is a real crash). Agent N's approvals go to channel N by a policy
+rule per agent, as an operator would route them. `BENCH_BRIDGE_PREFIX` puts
+interpreter options before `-m bot run` (`-m cProfile -o bridge.prof` profiles
+the bridge; it writes the profile when the bench stops it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
+from bot.localslack.server import LocalSlack
+from bot.sim.server import SimServer
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SLACK_BURST = 5
+
+
+def channel_names(count: int) -> list[str]:
+    return [f"C0BURST{n:02d}" for n in range(count)]
+
+
+def write_policy(folder: Path, channels: list[str]) -> Path:
+    """One rule per agent: `agt_N` to channel N."""
+    lines = ["rules:"]
+    for n, channel in enumerate(channels):
+        lines += [
+            f"  - name: lane-{n}",
+            f"    match: {{kind: approval_request, agentId: agt_{n}}}",
+            f"    channel: {channel}",
+        ]
+    path = folder / "policy.yml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+
+
+@dataclass
+class BridgeProcess:
+    process: asyncio.subprocess.Process
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def kill(self) -> None:
+        """kill -9: no shutdown, no last writes."""
+        self.process.kill()
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            self.process.terminate()
+        await self.process.wait()
+
+
+@asynccontextmanager
+async def bridge_process(
+    sim: SimServer, slack: LocalSlack, db: Path, policy: Path, *, post_rate: float
+) -> AsyncIterator[BridgeProcess]:
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": slack.bot_token,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": slack.api_url,
+        "NOVO_API_URL": sim.url,
+        "NOVO_API_KEY": API_KEY,
+        "NOVO_SLACK_CHANNEL": CHANNEL,
+        "NOVO_SLACK_DB": str(db),
+        "NOVO_SLACK_CONFIG": str(policy),
+        "NOVO_SLACK_PORT": str(free_port()),
+        "NOVO_SLACK_POLL_SECONDS": "1.0",
+        "NOVO_SLACK_POST_RATE": f"{post_rate:g}",
+        "NOVO_SLACK_LOG_LEVEL": "WARNING",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *os.environ.get("BENCH_BRIDGE_PREFIX", "").split(),
+        *("-m", "bot", "run"),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    bridge = BridgeProcess(process)
+    try:
+        yield bridge
+    finally:
+        await bridge.stop()
+
+
+async def create_approvals(http: httpx.AsyncClient, sim: SimServer, count: int, lanes: int) -> None:
+    for n in range(count):
+        body = {
+            "kind": "approval_request",
+            "toolName": "deploy_service",
+            "agentId": f"agt_{n % lanes}",
+            "expiresInSeconds": 3600,
+        }
+        response = await http.post(f"{sim.url}/_sim/interactions", json=body)
+        response.raise_for_status()
+
+
+def accepted_ids(slack: LocalSlack) -> Counter[str]:
+    """How many times Slack accepted a post for each interaction."""
+    return Counter(
+        c.args["metadata"]["event_payload"]["interaction_id"]
+        for c in slack.calls("chat.postMessage")
+        if c.ok and isinstance(c.args.get("metadata"), dict)
+    )
