@@ -1,11 +1,14 @@
-"""CPU seconds a steady-state poll costs the bridge, and its memory, with N waiting.
+"""What the bridge costs idle: CPU seconds per second of wall time, and memory, with N waiting.
 
 The bridge runs as `novo-slack run` in a process of its own (the simulator
 and the local Slack live in this one), so its CPU time and resident memory
 are read from /proc for that process alone. After every interaction is
-posted, the bridge is left to poll on its own for `--window` seconds; the
-CPU it used, divided by the polls Novo saw in that time, is the cost of one
-poll interval (the other timed jobs included).
+posted, the bridge is left alone for `--window` seconds with its production
+poll interval (2 s): the CPU it used in that window over the window's length
+is the whole process's idle cost (the poll and every other timed job), and
+the CPU divided by the polls Novo saw is the cost of one poll interval.
+Each `--pending` size is run `--runs` times on a fresh simulator, local
+Slack and database; the medians are printed last.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import argparse
 import asyncio
 import os
 import socket
+import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -25,7 +30,7 @@ from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET, checking, wait_for
 from bot.localslack.server import start_local_slack
 from bot.sim.server import start_sim
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 2.0  # the production default
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LIST_PATH = "/v1/interactions"
 
@@ -48,7 +53,17 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def measure(pending: int, window: float) -> None:
+@dataclass(frozen=True)
+class IdleCost:
+    pending: int
+    posted_in: float
+    polls: int
+    cpu_per_second: float
+    cpu_per_poll: float
+    rss_mb: float
+
+
+async def measure(pending: int, window: float) -> IdleCost:
     async with (
         await start_sim(api_key=API_KEY) as sim,
         await start_local_slack() as slack,
@@ -69,7 +84,7 @@ async def measure(pending: int, window: float) -> None:
                 "NOVO_SLACK_DB": str(Path(tmp) / "bench.db"),
                 "NOVO_SLACK_PORT": str(_free_port()),
                 "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS),
-                "NOVO_SLACK_POST_RATE": "100",
+                "NOVO_SLACK_POST_RATE": "1000",
                 "NOVO_SLACK_LOG_LEVEL": "WARNING",
             }
             bridge = await asyncio.create_subprocess_exec(
@@ -83,7 +98,7 @@ async def measure(pending: int, window: float) -> None:
                 began = time.monotonic()
                 await wait_for(
                     checking(lambda: len(slack.calls("chat.postMessage")) >= pending or None),
-                    within=pending / 20 + 60,
+                    within=pending / 8 + 60,
                     what=f"{pending} posts",
                 )
                 posted_in = time.monotonic() - began
@@ -101,19 +116,52 @@ async def measure(pending: int, window: float) -> None:
                 bridge.terminate()
                 await bridge.wait()
     per_poll = cpu / polls if polls else float("nan")
-    print(f"novo-slack poll CPU: {pending} pending, the bridge in its own process")
-    print(f"  all posted after                 {posted_in:>8.1f} s")
-    print(f"  polls in {window:.0f} s                    {polls:>8}")
-    print(f"  CPU per poll interval            {per_poll:>8.3f} s")
-    print(f"  resident memory                  {rss:>8.0f} MB")
+    return IdleCost(pending, posted_in, polls, cpu / window, per_poll, rss)
+
+
+def _line(label: str, cost: IdleCost) -> str:
+    return (
+        f"{label:<8}{cost.pending:>8}{cost.posted_in:>10.1f}{cost.polls:>7}"
+        f"{cost.cpu_per_second:>10.3f}{cost.cpu_per_poll:>10.3f}{cost.rss_mb:>9.0f}"
+    )
+
+
+def _median(costs: list[IdleCost]) -> IdleCost:
+    return IdleCost(
+        costs[0].pending,
+        statistics.median(c.posted_in for c in costs),
+        int(statistics.median(c.polls for c in costs)),
+        statistics.median(c.cpu_per_second for c in costs),
+        statistics.median(c.cpu_per_poll for c in costs),
+        statistics.median(c.rss_mb for c in costs),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pending", type=int, default=1000)
+    parser.add_argument("--pending", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--window", type=float, default=30.0)
     args = parser.parse_args(argv)
-    asyncio.run(measure(args.pending, args.window))
+    header = (
+        f"{'run':<8}{'pending':>8}{'posted s':>10}{'polls':>7}"
+        f"{'CPU-s/s':>10}{'CPU/poll':>10}{'RSS MB':>9}"
+    )
+    print(
+        f"novo-slack idle cost: the bridge in its own process, {POLL_SECONDS:.0f} s poll,"
+        f" {args.window:.0f} s window"
+    )
+    print(header)
+    medians = []
+    for pending in args.pending:
+        costs = []
+        for run in range(1, args.runs + 1):
+            costs.append(asyncio.run(measure(pending, args.window)))
+            print(_line(f"#{run}", costs[-1]), flush=True)
+        medians.append(_median(costs))
+    print(header)
+    for cost in medians:
+        print(_line("median", cost))
     return 0
 
 
