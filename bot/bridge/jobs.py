@@ -32,7 +32,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -67,6 +67,11 @@ LEASE_RENEW_FRACTION = 0.5
 OUTBOX_LOOK_SECONDS = {"sqlite": 60.0, "postgresql": 2.0}
 COUNTDOWN_LOOK_SECONDS = 300.0
 NOW = timedelta(0)
+
+
+def scheduler_now() -> datetime:
+    """APScheduler plans on the wall clock it reads itself, not on the bridge's clock."""
+    return datetime.now(UTC)
 
 
 def process_identity() -> str:
@@ -163,10 +168,11 @@ class BridgeJobs:
             await self._run(job.body)
             return
         now = self._clock()
-        if now < self._alarms[name]:
-            return
+        longest = timedelta(seconds=job.longest)
+        if now < self._alarms[name] <= now + longest:
+            return  # asleep (an alarm further ahead than its longest sleep: the clock stepped)
         # its longest sleep, unless the body says (or a wake while it runs asks) sooner
-        self._alarms[name] = now + timedelta(seconds=job.longest)
+        self._alarms[name] = now + longest
         due = await self._run(job.body)
         if isinstance(due, datetime):
             self.wake(name, due)
@@ -255,7 +261,7 @@ class BridgeJobs:
             self._next_poll_at = 0.0
             self.leading = True
             if self._scheduler is not None and self._scheduler.get_job("poll") is not None:
-                self._scheduler.modify_job("poll", next_run_time=self._clock())  # poll now
+                self._scheduler.modify_job("poll", next_run_time=scheduler_now())  # poll now
         elif self.leading and not leading:
             log.warning("another process took over polling; this one stands by")
         self.leading = leading
@@ -327,7 +333,7 @@ class BridgeJobs:
         self._scheduler = scheduler
         watch = ClockStepWatch(lambda _step: self._replan(scheduler))
         self._watch = asyncio.get_running_loop().create_task(watch.run())
-        now = self._clock()
+        now = scheduler_now()
         for job in self.jobs.values():
             first = {} if job.first is None else {"next_run_time": now + job.first}
             scheduler.add_job(

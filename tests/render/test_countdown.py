@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.novo.models import Interaction
-from bot.slack.render.common import relative_deadline
+from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.slack.render.context import MessageContext
 from bot.slack.render.message import fingerprint, render_message
 from tests.render.conftest import NOW, MakeApproval
@@ -50,3 +53,30 @@ def test_the_words_change_only_at_the_marks() -> None:
     }
     assert relative_deadline(NOW + timedelta(days=3, hours=5), NOW) == "expires in 3 days"
     assert relative_deadline(NOW, NOW) == "expired"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=-600, max_value=400_000, allow_nan=False))
+def test_the_next_change_is_when_the_words_first_differ(seconds_left: float) -> None:
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    now = expires - timedelta(seconds=seconds_left)
+    change = next_deadline_change(expires, now)
+    words = relative_deadline(expires, now)
+    if change is None:
+        assert words == "expired"
+        return
+    assert change > now
+    assert relative_deadline(expires, change) != words
+    # no earlier change: just before it (or now, if that is sooner) the words still hold
+    before = max(now, change - timedelta(milliseconds=2))
+    assert relative_deadline(expires, before) == words
+
+
+def test_marks_fall_where_the_words_say() -> None:
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    in_ten_min = expires - timedelta(minutes=10)
+    change = next_deadline_change(expires, in_ten_min)
+    assert change is not None and abs(expires - change - timedelta(minutes=5)) < timedelta(seconds=1)
+    three_days = expires - timedelta(days=3, hours=5)
+    change = next_deadline_change(expires, three_days)
+    assert change is not None and abs(expires - change - timedelta(days=3)) < timedelta(seconds=1)
