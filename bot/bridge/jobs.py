@@ -20,6 +20,16 @@ redelivery (each job only never overlaps itself: `max_instances=1`). Races
 between them on one interaction are settled where they meet: conditional
 updates in the store and the publisher's per-message serialisation. A
 failing poll backs off exponentially instead of hammering a Novo that is down.
+
+Idle costs what the work costs. Each job is one row of `BridgeJobs.table`, run
+by one helper (`run`) on the bridge's clock. A waking job (redelivery,
+countdowns) ticks like the others, but its tick only compares the clock with
+the time its work next falls due; its body, the part that reads the store,
+runs then. The body says when that is (the outbox's next due decision, the
+next change of a countdown's words); whatever brings work sooner wakes it (the
+store tells of each decision this process queues or re-plans; a poll that found
+new or changed records wakes the countdowns); and it looks on its own at least
+every `longest` seconds, for what another replica left behind.
 """
 
 from __future__ import annotations

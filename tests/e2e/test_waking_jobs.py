@@ -62,7 +62,7 @@ async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decis
     await loop.fault()  # Novo is back
 
     async def delivered() -> bool:
-        return (await loop.api_get(created["id"]))["status"] == "resolved"
+        return bool((await loop.api_get(created["id"]))["status"] == "resolved")
 
     await wait_until(delivered, timeout=5, message="the kept decision delivered promptly")
     assert claims, "delivered by the redelivery job"

@@ -75,8 +75,13 @@ def test_the_next_change_is_when_the_words_first_differ(seconds_left: float) -> 
 def test_marks_fall_where_the_words_say() -> None:
     expires = datetime(2030, 1, 1, tzinfo=UTC)
     in_ten_min = expires - timedelta(minutes=10)
-    change = next_deadline_change(expires, in_ten_min)
-    assert change is not None and abs(expires - change - timedelta(minutes=5)) < timedelta(seconds=1)
+    assert _left_at_change(expires, in_ten_min) == timedelta(minutes=5)
     three_days = expires - timedelta(days=3, hours=5)
-    change = next_deadline_change(expires, three_days)
-    assert change is not None and abs(expires - change - timedelta(days=3)) < timedelta(seconds=1)
+    assert _left_at_change(expires, three_days) == timedelta(days=3)
+
+
+def _left_at_change(expires: datetime, now: datetime) -> timedelta:
+    """How much time is left when the words next change, to the second."""
+    change = next_deadline_change(expires, now)
+    assert change is not None
+    return timedelta(seconds=round((expires - change).total_seconds()))
