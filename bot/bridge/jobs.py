@@ -20,6 +20,16 @@ redelivery (each job only never overlaps itself: `max_instances=1`). Races
 between them on one interaction are settled where they meet: conditional
 updates in the store and the publisher's per-message serialisation. A
 failing poll backs off exponentially instead of hammering a Novo that is down.
+
+Idle costs what the work costs. Each job is one row of `BridgeJobs.table`, run
+by one helper (`run`) on the bridge's clock. A waking job (redelivery,
+countdowns) ticks like the others, but its tick only compares the clock with
+the time its work next falls due; its body, the part that reads the store,
+runs then. The body says when that is (the outbox's next due decision, the
+next change of a countdown's words); whatever brings work sooner wakes it (the
+store tells of each decision this process queues or re-plans; a poll that found
+new or changed records wakes the countdowns); and it looks on its own at least
+every `longest` seconds, for what another replica left behind.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -40,17 +51,14 @@ from bot.bridge.wiring import Services
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.novo.probe import retrying
+from bot.outcomes import OutcomeKind
 from bot.policy.live import LivePolicy
-from bot.services.outcomes import OutcomeKind
 from bot.store import StoreFileError
 
 log = logging.getLogger(__name__)
 
-REDELIVERY_TICK_SECONDS = 1.0
-REMINDER_TICK_SECONDS = 1.0
-SNOOZE_TICK_SECONDS = 1.0
+TICK_SECONDS = 1.0  # redelivery, reminders, snoozes, and a waking job's look at its alarm
 DIGEST_TICK_SECONDS = 2.0  # how late after its cron time a digest may go
-COUNTDOWN_REFRESH_SECONDS = 30.0
 DRAFT_PRUNE_SECONDS = 600.0
 HOME_REFRESH_SECONDS = 2.0  # with HomeService's publishes per tick: views.publish's pace
 AUDIT_PRUNE_SECONDS = 24 * 3600.0
@@ -59,19 +67,40 @@ AUDIT_FIRST_PRUNE = timedelta(minutes=1)
 POLL_BACKOFF_MAX_SECONDS = 60.0
 DRAIN_SECONDS = 5.0  # how long shutdown waits for running jobs before cancelling them
 POLLER_LEASE = "poller"
-# A lease lives two intervals and is renewed every interval: one late renewal
-# is forgiven, and a dead holder is replaced within three intervals.
+# A lease lives two intervals and is renewed at half of that, every interval: one late
+# renewal is forgiven, and a dead holder is replaced within three intervals.
 LEASE_TTL_INTERVALS = 2.0
+LEASE_RENEW_FRACTION = 0.5
+# How long a waking job sleeps at most with nothing to wake it. On SQLite this
+# process alone writes the outbox, and tells the job of every decision it queues;
+# on PostgreSQL another replica may leave one behind (it died): looked for this often.
+OUTBOX_LOOK_SECONDS = {"sqlite": 60.0, "postgresql": 2.0}
+COUNTDOWN_LOOK_SECONDS = 300.0
+NOW = timedelta(0)
 
 
-def store_now() -> datetime:
-    """Lease times are wall-clock times shared by every replica."""
+def scheduler_now() -> datetime:
+    """APScheduler plans on the wall clock it reads itself, not on the bridge's clock."""
     return datetime.now(UTC)
 
 
 def process_identity() -> str:
     """Who holds a lease: readable in the database, unique per process."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One timed job. `longest`: a waking job's longest sleep; its body returns when it
+    next has work (None: not before it is woken). `first`: how soon after start it
+    first runs (None: after one interval)."""
+
+    name: str
+    every: float
+    leader_only: bool
+    body: Callable[[], Awaitable[object]]
+    first: timedelta | None = None
+    longest: float | None = None
 
 
 class BridgeJobs:
@@ -88,6 +117,7 @@ class BridgeJobs:
         novo_down: bool = False,
     ) -> None:
         self._services = services
+        self._clock = services.clock
         self._policy = policy
         # Novo out of reach is said once (at start-up, or by the first poll that fails),
         # and again when it answers: not a warning every poll interval.
@@ -106,17 +136,79 @@ class BridgeJobs:
         self._watch: asyncio.Task[None] | None = None
         self._store_lost = False  # said once: every job would say it every tick
         self.last_poll_ok: float | None = None  # time.monotonic() of the last good poll
+        self.jobs = {job.name: job for job in self.table()}
+        # when each waking job next has work: due at once at start
+        self._alarms: dict[str, datetime] = {
+            job.name: self._clock() for job in self.jobs.values() if job.longest is not None
+        }
+        services.store.watch_outbox(lambda at: self.wake("redeliver", at))
 
-    async def _run(self, body: Callable[[], Awaitable[None]]) -> None:
-        """Run a job body, known to `drain` while it runs; nothing starts once stopping."""
-        if self._stopping:
+    def table(self) -> list[Job]:
+        """Every timed job: name, interval, leader only (or every replica), body."""
+        s = self._services
+        poll = self._poll_seconds
+        outbox = OUTBOX_LOOK_SECONDS.get(s.store.engine_name, min(OUTBOX_LOOK_SECONDS.values()))
+        lease_ttl = poll * LEASE_TTL_INTERVALS
+        countdowns = COUNTDOWN_LOOK_SECONDS
+        return [
+            Job("lease", lease_ttl * LEASE_RENEW_FRACTION, False, self._hold_lease, NOW),
+            Job("poll", poll, True, self._poll, NOW),
+            # a policy file changed on disk (a ConfigMap update) is reloaded
+            Job("policy", poll, False, self._watch_policy),
+            Job("redeliver", TICK_SECONDS, False, self._redeliver, longest=outbox),
+            Job("countdowns", TICK_SECONDS, True, s.engine.refresh_open, longest=countdowns),
+            Job("reminders", TICK_SECONDS, True, s.reminders.run_due),
+            Job("snoozes", TICK_SECONDS, False, s.snoozes.run_due),
+            Job("digests", DIGEST_TICK_SECONDS, False, s.digests.run_due),
+            Job("drafts", DRAFT_PRUNE_SECONDS, True, self._prune_drafts),
+            Job("receipts", DRAFT_PRUNE_SECONDS, True, s.thread_replies.prune_receipts),
+            # the lease holder only: two replicas would publish the same change twice
+            Job("homes", HOME_REFRESH_SECONDS, True, s.home.refresh_recent),
+            # daily, and once soon after start: a bridge restarted every night still prunes
+            Job("audit", AUDIT_PRUNE_SECONDS, True, self._prune_audit, AUDIT_FIRST_PRUNE),
+        ]
+
+    async def run(self, name: str) -> None:
+        """One tick of a job: the scheduler's, or a caller's who wants it now (tests,
+        benchmarks). A leader-only job does nothing on a replica that does not lead; a
+        waking job nothing before its alarm."""
+        job = self.jobs[name]
+        if self._stopping or (job.leader_only and not self.leading):
             return
+        if job.longest is None:
+            await self._run(job.body)
+            return
+        now = self._clock()
+        longest = timedelta(seconds=job.longest)
+        if now < self._alarms[name] <= now + longest:
+            return  # asleep (an alarm further ahead than its longest sleep: the clock stepped)
+        # its longest sleep, unless the body says (or a wake while it runs asks) sooner
+        self._alarms[name] = now + longest
+        due = await self._run(job.body)
+        if isinstance(due, datetime):
+            self.wake(name, due)
+
+    def wake(self, name: str, at: datetime | None = None) -> None:
+        """Have a waking job run at its first tick at or after `at` (None: now)."""
+        when = at or self._clock()
+        if when < self._alarms[name]:
+            self._alarms[name] = when
+
+    async def poll(self) -> None:
+        """A poll now, if this replica leads and is not backing off (tests, benchmarks)."""
+        await self.run("poll")
+
+    async def _run(self, body: Callable[[], Awaitable[object]]) -> object:
+        """Run a job body, known to `drain` while it runs; nothing starts once stopping.
+        Returns what the body returned (None if it failed)."""
+        if self._stopping:
+            return None
         task = asyncio.current_task()
         assert task is not None
         self._running.add(task)
         self._idle.clear()
         try:
-            await body()
+            return await body()
         except StoreFileError as exc:
             # /readyz fails and clicks are refused; one line is enough for the log
             if not self._store_lost:
@@ -130,6 +222,7 @@ class BridgeJobs:
             self._running.discard(task)
             if not self._running:
                 self._idle.set()
+        return None
 
     async def idle(self) -> None:
         """Return once no job body is running (benchmarks drive polls themselves)."""
@@ -170,29 +263,23 @@ class BridgeJobs:
         except Exception as exc:  # the lease lapses by itself; shutdown goes on
             log.warning("could not release the poller lease: %r", exc)
 
-    async def hold_lease(self) -> None:
-        await self._run(self._hold_lease)
-
     async def _hold_lease(self) -> None:
         ttl = self._poll_seconds * LEASE_TTL_INTERVALS
         store = self._services.store
-        leading = await store.try_acquire_lease(POLLER_LEASE, self.holder, ttl, store_now())
+        leading = await store.try_acquire_lease(POLLER_LEASE, self.holder, ttl, self._clock())
         if leading and not self.leading:
             log.info("this process now polls Novo and runs the timed jobs (%s)", self.holder)
             self._next_poll_at = 0.0
             self.leading = True
             if self._scheduler is not None and self._scheduler.get_job("poll") is not None:
-                self._scheduler.modify_job("poll", next_run_time=datetime.now(UTC))  # poll now
+                self._scheduler.modify_job("poll", next_run_time=scheduler_now())  # poll now
         elif self.leading and not leading:
             log.warning("another process took over polling; this one stands by")
         self.leading = leading
 
-    async def poll(self) -> None:
-        if not self.leading or time.monotonic() < self._next_poll_at:
-            return
-        await self._run(self._poll)
-
     async def _poll(self) -> None:
+        if time.monotonic() < self._next_poll_at:
+            return  # backing off
         try:
             with POLL_DURATION.time():
                 report = await self._services.engine.poll_once()
@@ -217,6 +304,8 @@ class BridgeJobs:
             )
         self._said_novo_down = False
         self._failures = 0
+        if report.queued_posts or report.followed:
+            self.wake("countdowns")  # a deadline it has not seen yet
         if report.queued_posts or report.finalized:
             log.info(
                 "poll: %d pending, %d new to post, %d finalized",
@@ -225,80 +314,26 @@ class BridgeJobs:
                 len(report.finalized),
             )
 
-    async def watch_policy(self) -> None:
-        """Every replica: a policy file changed on disk (a ConfigMap update) is reloaded."""
-        await self._run(self._watch_policy)
-
     async def _watch_policy(self) -> None:
         if self._policy is not None:
             self._policy.reload_if_changed()
 
-    async def redeliver(self) -> None:
-        await self._run(self._redeliver)
-
-    async def _redeliver(self) -> None:
+    async def _redeliver(self) -> datetime | None:
+        """Deliver what is due; returns when the outbox next holds work, if it holds any."""
         for queued, outcome in await self._services.decisions.deliver_due():
             if outcome.kind not in (OutcomeKind.DELIVERED, OutcomeKind.QUEUED):
                 await self._services.presenter.tell(
                     queued.decision.actor.user_id, queued.interaction_id, outcome
                 )
-
-    async def refresh_countdowns(self) -> None:
-        if self.leading:
-            await self._run(self._refresh_countdowns)
-
-    async def _refresh_countdowns(self) -> None:
-        await self._services.engine.refresh_open()
-
-    async def remind(self) -> None:
-        if self.leading:
-            await self._run(self._remind)
-
-    async def _remind(self) -> None:
-        await self._services.reminders.run_due()
-
-    async def send_snoozes(self) -> None:
-        await self._run(self._send_snoozes)
-
-    async def _send_snoozes(self) -> None:
-        await self._services.snoozes.run_due()
-
-    async def send_digests(self) -> None:
-        await self._run(self._send_digests)
-
-    async def _send_digests(self) -> None:
-        await self._services.digests.run_due()
-
-    async def prune_drafts(self) -> None:
-        if self.leading:
-            await self._run(self._prune_drafts)
+        return await self._services.store.next_decision_due(self._clock())
 
     async def _prune_drafts(self) -> None:
         dropped = await self._services.questions.prune_drafts()
         if dropped:
             log.info("forgot %d abandoned form draft(s)", dropped)
 
-    async def prune_receipts(self) -> None:
-        if self.leading:
-            await self._run(self._prune_receipts)
-
-    async def _prune_receipts(self) -> None:
-        await self._services.thread_replies.prune_receipts()
-
-    async def refresh_homes(self) -> None:
-        # the lease holder only: two replicas would publish the same change twice
-        if self.leading:
-            await self._run(self._refresh_homes)
-
-    async def _refresh_homes(self) -> None:
-        await self._services.home.refresh_recent()
-
-    async def prune_audit(self) -> None:
-        if self.leading:
-            await self._run(self._prune_audit)
-
     async def _prune_audit(self) -> None:
-        before = store_now() - timedelta(days=self._audit_days)
+        before = self._clock() - timedelta(days=self._audit_days)
         dropped = await self._services.store.prune_audit(before)
         if dropped:
             log.info("pruned %d audit entries older than %d days", dropped, self._audit_days)
@@ -307,27 +342,25 @@ class BridgeJobs:
         """Add every job; a watch re-plans them when the wall clock steps (APScheduler
         plans in wall-clock time: a step back would hold every job that long)."""
         self._scheduler = scheduler
-        watch = ClockStepWatch(lambda _step: replan_jobs(scheduler))
+        watch = ClockStepWatch(lambda _step: self._replan(scheduler))
         self._watch = asyncio.get_running_loop().create_task(watch.run())
-        common = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
-        jobs: list[tuple[Callable[[], Awaitable[None]], float, str]] = [
-            (self.hold_lease, self._poll_seconds, "lease"),
-            (self.poll, self._poll_seconds, "poll"),
-            (self.watch_policy, self._poll_seconds, "policy"),
-            (self.redeliver, REDELIVERY_TICK_SECONDS, "redeliver"),
-            (self.refresh_countdowns, COUNTDOWN_REFRESH_SECONDS, "countdowns"),
-            (self.remind, REMINDER_TICK_SECONDS, "reminders"),
-            (self.send_snoozes, SNOOZE_TICK_SECONDS, "snoozes"),
-            (self.send_digests, DIGEST_TICK_SECONDS, "digests"),
-            (self.prune_drafts, DRAFT_PRUNE_SECONDS, "drafts"),
-            (self.prune_receipts, DRAFT_PRUNE_SECONDS, "receipts"),
-            (self.refresh_homes, HOME_REFRESH_SECONDS, "homes"),
-            # daily, and once soon after start: a bridge restarted every night still prunes
-            (self.prune_audit, AUDIT_PRUNE_SECONDS, "audit"),
-        ]
-        for job, seconds, job_id in jobs:
-            # the lease and the poll start at once; the others at their first interval
-            first = {"next_run_time": datetime.now(UTC)} if job_id in ("lease", "poll") else {}
-            if job_id == "audit":
-                first = {"next_run_time": datetime.now(UTC) + AUDIT_FIRST_PRUNE}
-            scheduler.add_job(job, "interval", seconds=seconds, id=job_id, **first, **common)
+        now = scheduler_now()
+        for job in self.jobs.values():
+            first = {} if job.first is None else {"next_run_time": now + job.first}
+            scheduler.add_job(
+                self.run,
+                "interval",
+                args=[job.name],
+                seconds=job.every,
+                id=job.name,
+                max_instances=1,
+                coalesce=True,
+                misfire_grace_time=None,
+                **first,
+            )
+
+    def _replan(self, scheduler: AsyncIOScheduler) -> None:
+        """After a step of the wall clock: every job, and every waking job's body, now."""
+        for name in self._alarms:
+            self._alarms[name] = self._clock()
+        replan_jobs(scheduler)

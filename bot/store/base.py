@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import RowMapping, Table
@@ -44,6 +45,7 @@ class StoreBase:
         self._running: set[asyncio.Future[Any]] = set()
         self._show: Show | None = None
         self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
+        self._outbox_watch: Callable[[datetime], None] | None = None  # see `watch_outbox`
 
     def show_with(self, show: Show) -> None:
         """Hand out every tracked interaction as `show` makes it (the policy's redaction).

@@ -41,6 +41,14 @@ STAMPED = select(
 ).join(messages, _primary)
 """TRACKED without the stored record: what a read takes when the parsed record is kept."""
 ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
+_OPEN_AND_SHOWN = (
+    interactions.c.status == "pending",
+    interactions.c.gone.is_(False),
+    select(messages.c.interaction_id)
+    .where(messages.c.interaction_id == interactions.c.id, messages.c.state == "posted")
+    .exists(),
+)
+"""Open, and shown by at least one of its messages (see `open_snapshots`)."""
 
 
 class InteractionQueries(StoreBase):
@@ -295,15 +303,30 @@ class InteractionQueries(StoreBase):
         first person of a `dm:` list could not be reached (its ending must still
         reach the others).
         """
-        shown = (
-            select(messages.c.interaction_id)
-            .where(messages.c.interaction_id == interactions.c.id, messages.c.state == "posted")
-            .exists()
-        )
-        query = select(interactions.c.id, interactions.c.snapshot).where(
-            interactions.c.status == "pending", interactions.c.gone.is_(False), shown
-        )
+        query = select(interactions.c.id, interactions.c.snapshot).where(*_OPEN_AND_SHOWN)
         return {str(r["id"]): str(r["snapshot"]) for r in await self._all(query)}
+
+    async def open_versions(self) -> dict[str, int]:
+        """`open_snapshots` without the records: each one's `record_version`, by id.
+
+        A poll over ten thousand waiting interactions asks for these small numbers,
+        and for the stored text (`open_snapshots_of`) only of those whose version
+        moved or whose listed record differs from the one it matched before.
+        """
+        query = select(interactions.c.id, interactions.c.record_version).where(*_OPEN_AND_SHOWN)
+        return {str(r["id"]): int(r["record_version"]) for r in await self._all(query)}
+
+    async def open_snapshots_of(self, ids: Collection[str]) -> dict[str, tuple[int, str]]:
+        """The stored record and its version of each of these that is open, by id."""
+        found: dict[str, tuple[int, str]] = {}
+        wanted = list(ids)
+        columns = (interactions.c.id, interactions.c.record_version, interactions.c.snapshot)
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            query = select(*columns).where(*_OPEN_AND_SHOWN, interactions.c.id.in_(chunk))
+            for r in await self._all(query):
+                found[str(r["id"])] = (int(r["record_version"]), str(r["snapshot"]))
+        return found
 
     async def tracked_among(self, ids: Collection[str]) -> set[str]:
         """Which of `ids` the bridge already tracks (a poll asks about what Novo listed,

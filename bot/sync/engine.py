@@ -41,7 +41,7 @@ from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
-from bot.slack.render.common import relative_deadline
+from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.sync.copies import CopyPoster
 from bot.sync.final_metrics import observe_final
@@ -89,6 +89,7 @@ class PollReport:
     pending: int = 0
     queued_posts: list[str] = field(default_factory=list)
     finalized: list[str] = field(default_factory=list)
+    followed: list[str] = field(default_factory=list)  # still pending, and changed
     errors: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
 
@@ -130,6 +131,9 @@ class SyncEngine:
         # every open message is re-rendered once; one whose words are unchanged is
         # not sent)
         self._countdown_checked_at: datetime | None = None
+        # each open record as last listed, with the stored version it matched at: a
+        # local optimisation (after a restart the first poll compares every record)
+        self._matched: dict[str, tuple[int, Any]] = {}
         self._copies = CopyPoster(store, publisher, clock, self._guarded, claim_margin=CLAIM_MARGIN)
         # claims left `posting` that a look through their channel did not find, so they
         # are posted without another: kept until posted (a post that gets no answer
@@ -141,21 +145,23 @@ class SyncEngine:
     async def poll_once(self) -> PollReport:
         """One full pass. Raises NovoError when the pending list cannot be read.
 
-        Most polls find the same records as the last one: a listed record whose
-        stored form equals what is stored for it is not even parsed, so a poll
-        over a thousand waiting interactions costs little more than reading them.
+        Most polls find the same records as the last one: a listed record equal to
+        the one listed last time, while the stored record's version has not moved,
+        is neither parsed nor compared with the store (`_unchanged`), so a poll over
+        ten thousand waiting interactions costs little more than reading them.
         """
         report = PollReport()
         listed = await self._list_pending()
         await self._post_unposted(report)
-        stored = await self._store.open_snapshots()
+        versions = await self._store.open_versions()
+        unchanged = await self._unchanged(listed, versions)
         listed_ids = {rid for raw in listed if (rid := id_of(raw)) is not None}
-        known = await self._store.tracked_among(listed_ids)
+        known = set(versions) | await self._store.tracked_among(listed_ids - versions.keys())
         unreadable: list[UnreadableRecord] = []
         new: list[Interaction] = []
         for raw in listed:
             rid = id_of(raw)
-            if rid is not None and rid in stored and stored_form(raw) == stored[rid]:
+            if rid is not None and rid in unchanged:
                 report.pending += 1
                 continue  # unchanged since the last poll
             record = parse_record(raw)
@@ -165,14 +171,15 @@ class SyncEngine:
             report.pending += 1
             if record.id not in known:
                 new.append(record)
-            elif record.id in stored:
+            elif record.id in versions:
                 await self._guarded(record.id, report, self._follow, record)
+                report.followed.append(record.id)
         new = await self._without_standing(new)
         groups = await self._guarded_grouping(new)
         await self._post_all_new(new, groups, report)
         self._note_unreadable(unreadable, report)
         # a record still listed, readable or not, has not ended: never finalize it
-        left = [i for i in stored if i not in listed_ids]
+        left = [i for i in versions if i not in listed_ids]
         await self._bounded(
             [partial(self._guarded, i, report, self._finalize_id, i, report) for i in left]
         )
@@ -180,27 +187,59 @@ class SyncEngine:
             self._publisher.refresh_soon(tracked.id, tracked.channel)
         return report
 
-    async def refresh_open(self) -> int:
-        """Queue a cosmetic re-render of each open message whose countdown words changed.
+    async def _unchanged(self, listed: list[Any], versions: dict[str, int]) -> set[str]:
+        """Which listed open records equal their stored record; each match is remembered
+        for the next poll.
 
-        The words change only at a few marks (see `relative_deadline`), so most
-        runs queue nothing; a re-render that changes nothing is not sent anyway.
+        A record equal (as a JSON value) to the one that matched last time, at the
+        same stored version, still matches: nothing is parsed, dumped or read for it.
+        The others are compared with their stored text, as every record once was.
+        """
+        matched: dict[str, tuple[int, Any]] = {}
+        doubtful: dict[str, Any] = {}
+        for raw in listed:
+            rid = id_of(raw)
+            if rid is None or rid not in versions:
+                continue
+            if self._matched.get(rid) == (versions[rid], raw):
+                matched[rid] = (versions[rid], raw)
+            else:
+                doubtful[rid] = raw
+        stored = await self._store.open_snapshots_of(doubtful) if doubtful else {}
+        for rid, (version, text) in stored.items():
+            if stored_form(doubtful[rid]) == text:
+                matched[rid] = (version, doubtful[rid])
+        self._matched = matched  # only what is still listed and open is kept
+        return set(matched)
+
+    async def refresh_open(self) -> datetime | None:
+        """Queue a cosmetic re-render of each open message whose countdown words changed;
+        returns when the words next change on any waiting message (None: none shows one).
+
+        The words change only at a few marks (see `relative_deadline`), so a run
+        is needed only then; a re-render that changes nothing is not sent anyway.
         The queued ones wait their turn in the update budget behind anything that
-        shows a decision or an ending. Returns how many were queued.
+        shows a decision or an ending. Those claimed but not yet posted count for
+        the next change: they show their words once posted.
         """
         now = self._clock()
         since, self._countdown_checked_at = self._countdown_checked_at, now
-        queued = 0
+        following: list[datetime] = []
         for tracked in await self._store.open_interactions():
             expires = tracked.snapshot.expires_at
-            if since is not None and (
-                expires is None
-                or relative_deadline(expires, since) == relative_deadline(expires, now)
-            ):
+            if expires is None:
                 continue
-            self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
-            queued += 1
-        return queued
+            if (change := next_deadline_change(expires, now)) is not None:
+                following.append(change)
+            if since is None or relative_deadline(expires, since) != relative_deadline(
+                expires, now
+            ):
+                self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
+        for tracked in await self._store.unposted():
+            expires = tracked.snapshot.expires_at
+            if expires is not None and (change := next_deadline_change(expires, now)):
+                following.append(change)
+        return min(following, default=None)
 
     async def _list_pending(self) -> list[Any]:
         """Every pending record as received, or ListingError past the deadline or page cap."""

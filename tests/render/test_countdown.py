@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.novo.models import Interaction
-from bot.slack.render.common import relative_deadline
+from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.slack.render.context import MessageContext
 from bot.slack.render.message import fingerprint, render_message
 from tests.render.conftest import NOW, MakeApproval
@@ -50,3 +53,35 @@ def test_the_words_change_only_at_the_marks() -> None:
     }
     assert relative_deadline(NOW + timedelta(days=3, hours=5), NOW) == "expires in 3 days"
     assert relative_deadline(NOW, NOW) == "expired"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=-600, max_value=400_000, allow_nan=False))
+def test_the_next_change_is_when_the_words_first_differ(seconds_left: float) -> None:
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    now = expires - timedelta(seconds=seconds_left)
+    change = next_deadline_change(expires, now)
+    words = relative_deadline(expires, now)
+    if change is None:
+        assert words == "expired"
+        return
+    assert change > now
+    assert relative_deadline(expires, change) != words
+    # no earlier change: just before it (or now, if that is sooner) the words still hold
+    before = max(now, change - timedelta(milliseconds=2))
+    assert relative_deadline(expires, before) == words
+
+
+def test_marks_fall_where_the_words_say() -> None:
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    in_ten_min = expires - timedelta(minutes=10)
+    assert _left_at_change(expires, in_ten_min) == timedelta(minutes=5)
+    three_days = expires - timedelta(days=3, hours=5)
+    assert _left_at_change(expires, three_days) == timedelta(days=3)
+
+
+def _left_at_change(expires: datetime, now: datetime) -> timedelta:
+    """How much time is left when the words next change, to the second."""
+    change = next_deadline_change(expires, now)
+    assert change is not None
+    return timedelta(seconds=round((expires - change).total_seconds()))

@@ -74,3 +74,10 @@ async def test_a_posted_copy_keeps_the_interaction_open_to_the_poll(store: Store
     assert await store.open_snapshots() == {}
     await store.mark_message_posted("int_1", COPY, "U0GRACE", "1.2", "h", LATER)
     assert set(await store.open_snapshots()) == {"int_1"}
+    # what a poll asks first, and then only of what it doubts: the same open set
+    assert set(await store.open_versions()) == {"int_1"}
+    snapshots = await store.open_snapshots_of(["int_1", "int_2"])
+    assert set(snapshots) == {"int_1"}
+    version, text = snapshots["int_1"]
+    assert (await store.open_versions())["int_1"] == version
+    assert text == (await store.open_snapshots())["int_1"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 ELLIPSIS = "…"
@@ -229,6 +229,13 @@ def date_token(when: datetime, fmt: str = "{date_short_pretty} at {time}") -> st
 # message is re-sent a handful of times in its life, not once a minute: the
 # `<!date^…>` token beside it already shows the exact time in each reader's zone.
 COUNTDOWN_MARKS_MINUTES = (1, 5, 15, 30, 60)
+CHANGE_MARGIN = timedelta(milliseconds=1)
+LAST_HOURLY = 48 * 3600.0  # from here on the words count days
+_BOUNDARIES = (
+    0.0,
+    *(m * 60.0 for m in COUNTDOWN_MARKS_MINUTES),
+    *(h * 3600.0 for h in range(1, 48)),
+)
 
 
 def relative_deadline(expires_at: datetime, now: datetime) -> str:
@@ -247,6 +254,23 @@ def relative_deadline(expires_at: datetime, now: datetime) -> str:
     if hours <= 48:
         return f"expires in less than {hours} h"
     return f"expires in {int(seconds // 86400)} days"
+
+
+def next_deadline_change(expires_at: datetime, now: datetime) -> datetime | None:
+    """When `relative_deadline` next says something else, or None once it says 'expired'.
+
+    The words change as the time left crosses a mark, an hour (up to 48 h) or a
+    day beyond that: the latest such boundary still ahead is the next change.
+    """
+    seconds = (expires_at - now).total_seconds()
+    if seconds <= 0:
+        return None
+    if seconds >= LAST_HOURLY:
+        boundary = max(LAST_HOURLY, seconds // 86400 * 86400)
+    else:
+        boundary = max(b for b in _BOUNDARIES if b <= seconds)
+    # the words change just after the boundary is crossed: `seconds < mark` is strict
+    return expires_at - timedelta(seconds=boundary) + CHANGE_MARGIN
 
 
 def cut_words(text: str, limit: int, marker: str = ELLIPSIS) -> str:

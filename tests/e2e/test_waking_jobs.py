@@ -1,0 +1,69 @@
+"""Idle costs what the work costs: the redelivery job touches the store only when the
+outbox holds something for it, and a decision queued while it sleeps still goes at once."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from bot.slack.ids import ActionId
+from tests.e2e.conftest import CHANNEL, Loop
+from tests.support import wait_until
+
+LIST_PATH = "/v1/interactions"
+
+
+def _count_calls(target: Any, name: str) -> list[datetime]:
+    """Wrap one store method so each call is noted (the store's callers are what is judged)."""
+    calls: list[datetime] = []
+    real: Callable[..., Awaitable[Any]] = getattr(target, name)
+
+    async def noted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(datetime.now())
+        return await real(*args, **kwargs)
+
+    setattr(target, name, noted)
+    return calls
+
+
+async def _polls(loop: Loop) -> int:
+    log = (await loop.http.get(f"{loop.sim.url}/_sim/log")).json()["requests"]
+    return sum(1 for r in log if r["path"] == LIST_PATH and "cursor" not in r.get("query", {}))
+
+
+async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decision(
+    loop: Loop,
+) -> None:
+    created = await loop.create("approval_request")
+    ts = await loop.posted(created["id"])
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    claims = _count_calls(store, "claim_due_decisions")
+    looks = _count_calls(store, "next_decision_due")
+
+    async def polled_a_while() -> bool:
+        return await _polls(loop) >= 25  # 0.1 s polls: well over two redelivery ticks
+
+    for _ in range(2):  # the first while: the look it takes once at start-up
+        claims.clear()
+        looks.clear()
+        await loop.http.delete(f"{loop.sim.url}/_sim/log")
+        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+    assert claims == [] and looks == [], "the redelivery job read the store with nothing queued"
+
+    # a decision Novo refuses for now is queued while the job sleeps: it still goes at once
+    await loop.fault(errorRate=1.0, status=503, routes="resolve")
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    await wait_until(
+        lambda: [e for e in loop.slack.ephemerals("U0ADA") if "Couldn't reach Novo" in e.text],
+        message="clicker told the decision is kept",
+    )
+    await loop.fault()  # Novo is back
+
+    async def delivered() -> bool:
+        return bool((await loop.api_get(created["id"]))["status"] == "resolved")
+
+    await wait_until(delivered, timeout=5, message="the kept decision delivered promptly")
+    assert claims, "delivered by the redelivery job"
+    await loop.shows(ts, "Approved", "<@U0ADA>")
