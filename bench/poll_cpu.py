@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
+from bench.lanes_rig import cpu_seconds, free_port
 from bot.localslack.server import start_local_slack
 from bot.sim.control import SimControl
 from bot.sim.server import start_sim
@@ -42,19 +42,7 @@ from tests.support import wait_until
 POLL_SECONDS = 2.0  # the production default
 SETUP_POLL_SECONDS = 60.0
 SETTLE_POLLS = 5
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LIST_PATH = "/v1/interactions"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
 
 
 def _rss_mb(pid: int) -> float:
@@ -112,7 +100,7 @@ async def measure(pending: int, window: float) -> IdleCost:
                 "NOVO_API_KEY": API_KEY,
                 "NOVO_SLACK_CHANNEL": CHANNEL,
                 "NOVO_SLACK_DB": str(Path(tmp) / "bench.db"),
-                "NOVO_SLACK_PORT": str(_free_port()),
+                "NOVO_SLACK_PORT": str(free_port()),
                 "NOVO_SLACK_POST_RATE": "100",
                 "NOVO_SLACK_LOG_LEVEL": "WARNING",
             }
@@ -129,9 +117,9 @@ async def measure(pending: int, window: float) -> IdleCost:
             async with _bridge({**env, "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS)}) as bridge:
                 await asyncio.sleep(SETTLE_POLLS * POLL_SECONDS)  # start-up and a first look
                 await SimControl(sim.url, http).clear_log()
-                cpu_before = _cpu_seconds(bridge.pid)
+                cpu_before = cpu_seconds(bridge.pid)
                 await asyncio.sleep(window)
-                cpu = _cpu_seconds(bridge.pid) - cpu_before
+                cpu = cpu_seconds(bridge.pid) - cpu_before
                 rss = _rss_mb(bridge.pid)
                 log = await SimControl(sim.url, http).log()
                 polls = sum(
