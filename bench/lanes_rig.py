@@ -16,7 +16,7 @@ import socket
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,10 +77,16 @@ class BridgeProcess:
         await self.process.wait()
 
 
-@asynccontextmanager
-async def bridge_process(
-    sim: SimServer, slack: LocalSlack, db: Path, policy: Path, *, post_rate: float
-) -> AsyncIterator[BridgeProcess]:
+def bridge_env(
+    sim: SimServer,
+    slack: LocalSlack,
+    db: Path,
+    *,
+    post_rate: float,
+    poll_seconds: float = 1.0,
+    policy: Path | None = None,
+) -> dict[str, str]:
+    """The environment `novo-slack run` needs to bridge these two stand-ins."""
     env = {
         **os.environ,
         "SLACK_BOT_TOKEN": slack.bot_token,
@@ -90,12 +96,21 @@ async def bridge_process(
         "NOVO_API_KEY": API_KEY,
         "NOVO_SLACK_CHANNEL": CHANNEL,
         "NOVO_SLACK_DB": str(db),
-        "NOVO_SLACK_CONFIG": str(policy),
         "NOVO_SLACK_PORT": str(free_port()),
-        "NOVO_SLACK_POLL_SECONDS": "1.0",
+        "NOVO_SLACK_POLL_SECONDS": f"{poll_seconds:g}",
         "NOVO_SLACK_POST_RATE": f"{post_rate:g}",
         "NOVO_SLACK_LOG_LEVEL": "WARNING",
     }
+    if policy is not None:
+        env["NOVO_SLACK_CONFIG"] = str(policy)
+    return env
+
+
+@asynccontextmanager
+async def running_bridge(env: dict[str, str]) -> AsyncIterator[BridgeProcess]:
+    """`novo-slack run` in a process of its own (its CPU is the bridge's alone), stopped
+    with SIGTERM on the way out; `BENCH_BRIDGE_PREFIX` (e.g. `-m cProfile -o f.prof`)
+    goes before `-m bot`."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *os.environ.get("BENCH_BRIDGE_PREFIX", "").split(),
@@ -109,6 +124,13 @@ async def bridge_process(
         yield bridge
     finally:
         await bridge.stop()
+
+
+def bridge_process(
+    sim: SimServer, slack: LocalSlack, db: Path, policy: Path, *, post_rate: float
+) -> AbstractAsyncContextManager[BridgeProcess]:
+    """A bridge routing by `policy`, as the lane benches run it."""
+    return running_bridge(bridge_env(sim, slack, db, post_rate=post_rate, policy=policy))
 
 
 async def create_approvals(http: httpx.AsyncClient, sim: SimServer, count: int, lanes: int) -> None:

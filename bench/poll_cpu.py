@@ -19,20 +19,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
-from bench.lanes_rig import cpu_seconds, free_port
+from bench.harness import API_KEY
+from bench.lanes_rig import bridge_env, cpu_seconds, running_bridge
 from bot.localslack.server import start_local_slack
 from bot.sim.control import SimControl
 from bot.sim.server import start_sim
@@ -62,23 +59,6 @@ class IdleCost:
     rss_mb: float
 
 
-@asynccontextmanager
-async def _bridge(env: dict[str, str]) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`novo-slack run` in a process of its own, stopped (SIGTERM) on the way out."""
-    bridge = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *("-m", "bot", "run"),
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        yield bridge
-    finally:
-        bridge.terminate()
-        await bridge.wait()
-
-
 async def measure(pending: int, window: float) -> IdleCost:
     async with (
         await start_sim(api_key=API_KEY) as sim,
@@ -91,30 +71,20 @@ async def measure(pending: int, window: float) -> IdleCost:
         for _ in range(pending):  # straight into its state: 10,000 requests take minutes
             sim.state.create(spec)
         with tempfile.TemporaryDirectory() as tmp:
-            env = {
-                **os.environ,
-                "SLACK_BOT_TOKEN": slack.bot_token,
-                "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-                "SLACK_API_URL": slack.api_url,
-                "NOVO_API_URL": sim.url,
-                "NOVO_API_KEY": API_KEY,
-                "NOVO_SLACK_CHANNEL": CHANNEL,
-                "NOVO_SLACK_DB": str(Path(tmp) / "bench.db"),
-                "NOVO_SLACK_PORT": str(free_port()),
-                "NOVO_SLACK_POST_RATE": "100",
-                "NOVO_SLACK_LOG_LEVEL": "WARNING",
-            }
+            env = bridge_env(sim, slack, Path(tmp) / "bench.db", post_rate=100)
             began = time.monotonic()
             # setting the stage: one poll finds them all, and no more polls keep the
             # simulator (in this process) too busy listing for the local Slack to post
-            async with _bridge({**env, "NOVO_SLACK_POLL_SECONDS": str(SETUP_POLL_SECONDS)}):
+            async with running_bridge({**env, "NOVO_SLACK_POLL_SECONDS": str(SETUP_POLL_SECONDS)}):
                 await wait_until(
                     lambda: len(slack.calls("chat.postMessage")) >= pending or None,
                     timeout=pending / 5 + 60,
                     message=f"{pending} posts",
                 )
             posted_in = time.monotonic() - began
-            async with _bridge({**env, "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS)}) as bridge:
+            async with running_bridge(
+                {**env, "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS)}
+            ) as bridge:
                 await asyncio.sleep(SETTLE_POLLS * POLL_SECONDS)  # start-up and a first look
                 await SimControl(sim.url, http).clear_log()
                 cpu_before = cpu_seconds(bridge.pid)
