@@ -228,6 +228,7 @@ async def test_a_reply_in_a_dm_answers_a_question_sent_there(loop: Loop) -> None
         )
 
     ts: str = await wait_until(in_dm, message="the question in Grace's DM")
+    await loop.posted(created["id"])  # as the other tests: the bridge has recorded where it is
     assert HINT in loop.message_text_in(dm, ts)
     reply = await loop.driver.reply_in_thread("U0GRACE", dm, ts, "staging")
     assert reply.payload["event"]["channel_type"] == "im"
