@@ -32,10 +32,10 @@ from bot.domain import (
     SlackDecision,
 )
 from bot.novo.models import Interaction, ResolveInteractionBody
-from bot.store.base import StoreBase, insert_for
-from bot.store.interactions import ID_CHUNK
+from bot.store.base import StoreBase
+from bot.store.interactions import ID_CHUNK, track_new
 from bot.store.records import dump_record, wire_record
-from bot.store.schema import allowance_uses, allowances, decisions, interactions
+from bot.store.schema import allowance_uses, allowances, decisions
 
 _open = allowances.c.ended.is_(None)
 
@@ -194,21 +194,7 @@ class AllowanceQueries(StoreBase):
 
 async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: datetime) -> bool:
     interaction = plan.interaction
-    tracked = (
-        insert_for(connection, interactions)
-        .values(
-            id=interaction.id,
-            kind=interaction.kind,
-            status=interaction.status,
-            snapshot=dump_record(wire_record(interaction)),
-            gone=False,
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing()
-        .returning(interactions.c.id)
-    )
-    if (await connection.execute(tracked)).first() is None:
+    if not await track_new(connection, interaction, now):
         return False
     await connection.execute(
         allowance_uses.insert().values(

@@ -359,6 +359,33 @@ class InteractionQueries(StoreBase):
         return {str(r["id"]) for r in await self._all(select(interactions.c.id))}
 
 
+async def track_new(
+    connection: AsyncConnection,
+    interaction: Interaction,
+    now: datetime,
+    *,
+    group_id: str | None = None,
+) -> bool:
+    """Start tracking `interaction` on `connection`; False if some process already does
+    (the row is the claim: whoever inserts it handles the interaction)."""
+    claim = (
+        insert_for(connection, interactions)
+        .values(
+            id=interaction.id,
+            kind=interaction.kind,
+            status=interaction.status,
+            snapshot=dump_record(wire_record(interaction)),
+            gone=False,
+            group_id=group_id,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(interactions.c.id)
+    )
+    return (await connection.execute(claim)).first() is not None
+
+
 async def _claim_one(
     connection: AsyncConnection,
     interaction: Interaction,
@@ -368,22 +395,7 @@ async def _claim_one(
     groups: Mapping[str, str],
 ) -> bool:
     """Claim one interaction and its messages on `connection`; False if already tracked."""
-    claim = (
-        insert_for(connection, interactions)
-        .values(
-            id=interaction.id,
-            kind=interaction.kind,
-            status=interaction.status,
-            snapshot=dump_record(wire_record(interaction)),
-            gone=False,
-            group_id=groups.get(interaction.id),
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing()
-        .returning(interactions.c.id)
-    )
-    if (await connection.execute(claim)).first() is None:
+    if not await track_new(connection, interaction, now, group_id=groups.get(interaction.id)):
         return False
     wanted = [(PRIMARY, channel)] + [
         (COPY, target) for target in dict.fromkeys(copies) if target != channel
