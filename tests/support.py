@@ -14,7 +14,7 @@ from bot.clock import utc_now
 
 T = TypeVar("T")
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 20.0
 POLL_INTERVAL = 0.02
 
 

@@ -215,11 +215,15 @@ async def test_copies_lost_in_a_crash_are_found_not_posted_twice(loop: Loop) -> 
     await loop.use_policy(DEPLOYS_TO_DMS)
     # Slack posts both, but neither answer arrives: the store still says `posting`
     loop.slack.lose_answers("chat.postMessage", count=2)
+    # and the old process's own retries can't look in the DMs: they stay `posting`, as a
+    # process that died right after posting leaves them
+    loop.slack.fail_method("conversations.history", count=1_000)
     created = await loop.create("approval_request", toolName="deploy_service")
     await wait_until(
         lambda: all(_for(loop, p, created["id"]) for p in PEOPLE), message="both posted in Slack"
     )
     assert {m.state for m in await _messages(loop, created["id"])} == {"posting"}
+    loop.slack.fail_method("conversations.history", count=0)
     await loop.restart()  # the crash: what the old process meant to do is in the store
     shown = await _in_each_dm(loop, created["id"])
     looked_in = {c.args.get("channel") for c in loop.slack.calls("conversations.history")}

@@ -34,7 +34,9 @@ async def test_the_sqlite_file_deleted_under_the_bridge_fails_readiness_and_refu
     assert not isinstance(db, str)
     db.unlink()  # an operator's mistake, a cleanup job, a volume remounted
     unready = await _readiness(loop, 503)
-    assert unready["failing"] == ["store"]
+    # the poll may be failing too by then (it can't record what it claims): the store is
+    # what the operator is pointed at
+    assert "store" in unready["failing"]
     assert "was deleted" in unready["checks"]["store"]["detail"]
 
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
