@@ -44,6 +44,7 @@ from bot.localslack.payloads import (
 from bot.localslack.records import SlackUser, StoredEphemeral, StoredMessage, StoredView
 from bot.localslack.server import LocalSlack
 from bot.localslack.sockets import SocketAck
+from bot.tls import trust_store
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
@@ -85,7 +86,7 @@ class SlackDriver:
         self._team_id = team_id
         self._identity = replace(slack.identity, team_id=team_id, app_id=api_app_id)
         self._clock = clock
-        self._http = http or httpx.AsyncClient(timeout=_TIMEOUT_SECONDS)
+        self._http = http or httpx.AsyncClient(timeout=_TIMEOUT_SECONDS, verify=trust_store())
         self._owns_http = http is None
 
     async def aclose(self) -> None:

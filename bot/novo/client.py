@@ -58,6 +58,7 @@ from bot.novo.retry import (
     Sleep,
     parse_retry_after,
 )
+from bot.tls import trust_store
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ class NovoClient:
         self._base_url = base_url.rstrip("/")
         self._api_key = api_key
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient()
+        self._http = http_client or httpx.AsyncClient(verify=trust_store())
         self._timeout = httpx.Timeout(timeout)
         self._retry = RetryPolicy(
             max_retries,
