@@ -32,20 +32,15 @@ from bench.lanes_rig import (
     create_approvals,
     write_policy,
 )
-from bot.localslack.server import start_local_slack
-from bot.sim.server import start_sim
+from bot.demo.stack import ServersConfig, local_servers
 from tests.support import wait_until
 
 
 async def measure(count: int, channels: int, rate: float) -> None:
     names = channel_names(channels)
-    async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
-        httpx.AsyncClient(timeout=30) as http,
-    ):
-        for name in names:
-            slack.add_channel(name, name.lower())
+    config = ServersConfig(api_key=API_KEY, channels=[(name, name.lower()) for name in names])
+    async with local_servers(config) as servers, httpx.AsyncClient(timeout=30) as http:
+        sim, slack = servers.sim, servers.slack
         slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
         await create_approvals(http, sim, count, channels)
         with tempfile.TemporaryDirectory(prefix="novo-slack-burst-") as tmp:

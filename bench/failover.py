@@ -45,9 +45,10 @@ from bench.harness import (
     epoch_of,
     format_table,
 )
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.demo.stack import Person, ServersConfig, bridge_environment, local_servers
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,13 +109,22 @@ class Loopback:
     sim: SimServer
     slack: LocalSlack
     http: httpx.AsyncClient
-    env: dict[str, str]
+    env: dict[str, str]  # the benchmark's own, less any setting of ours
     replicas: list[Replica] = field(default_factory=list)
 
     async def start_replica(self, db: str, poll_seconds: float, **settings: str) -> Replica:
-        """`novo-slack run` on `db`, with these settings besides; returns once it listens."""
-        env = dict(self.env, NOVO_SLACK_DB=db, NOVO_SLACK_POLL_SECONDS=str(poll_seconds))
-        env.update(settings)
+        """`novo-slack run` on `db`, with these settings (environment names) besides;
+        returns once it listens."""
+        pointers = bridge_environment(
+            self.sim,
+            self.slack,
+            db,
+            signing_secret=SIGNING_SECRET,
+            api_key=API_KEY,
+            channel=CHANNEL,
+            poll_seconds=poll_seconds,
+        )
+        env = {**self.env, **pointers, **settings}
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -175,24 +185,14 @@ class Loopback:
 @asynccontextmanager
 async def loopback() -> AsyncIterator[Loopback]:
     """Simulator and local Slack on loopback; every replica started is killed on exit."""
+    people = [Person(USER_ID, "bench", "Bench User")]
     async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
+        local_servers(ServersConfig(api_key=API_KEY, people=people)) as servers,
         httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as http,
     ):
-        slack.add_user(USER_ID, "bench", "Bench User")
         env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
-        env.update(
-            PYTHONPATH=str(REPO),
-            SLACK_BOT_TOKEN=slack.bot_token,
-            SLACK_SIGNING_SECRET=SIGNING_SECRET,
-            SLACK_API_URL=slack.api_url,
-            NOVO_API_URL=sim.url,
-            NOVO_API_KEY=API_KEY,
-            NOVO_SLACK_CHANNEL=CHANNEL,
-            NOVO_SLACK_PORT="0",
-        )
-        world = Loopback(sim, slack, http, env)
+        env["PYTHONPATH"] = str(REPO)
+        world = Loopback(servers.sim, servers.slack, http, env)
         try:
             yield world
         finally:

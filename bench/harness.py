@@ -23,12 +23,12 @@ import httpx
 from bot.bridge.jobs import BridgeJobs
 from bot.bridge.runtime import Bridge
 from bot.config import Settings
-from bot.demo.stack import local_bridge_settings
+from bot.demo.stack import Person, ServersConfig, StackConfig, local_stack
 from bot.localslack.driver import SlackDriver
 from bot.localslack.payloads import iter_elements
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 
 T = TypeVar("T")
 
@@ -97,18 +97,6 @@ def _expect(response: httpx.Response, status: int) -> None:
         )
 
 
-def _settings(sim: SimServer, slack: LocalSlack, db: Path, poll_seconds: float) -> Settings:
-    return local_bridge_settings(
-        sim,
-        slack,
-        db,
-        signing_secret=SIGNING_SECRET,
-        api_key=API_KEY,
-        channel=CHANNEL,
-        poll_seconds=poll_seconds,
-    )
-
-
 @asynccontextmanager
 async def running_rig(
     poll_seconds: float = DEFAULT_POLL_SECONDS, **settings_changes: Any
@@ -118,22 +106,18 @@ async def running_rig(
     `settings_changes` override settings by field name (e.g. `post_rate=20.0`).
     """
     with tempfile.TemporaryDirectory(prefix="novo-slack-bench-") as tmp:
+        config = StackConfig(
+            servers=ServersConfig(api_key=API_KEY, people=[Person(USER_ID, "bench", "Bench User")]),
+            db=Path(tmp) / "bench.db",
+            channel=CHANNEL,
+            signing_secret=SIGNING_SECRET,
+            poll_seconds=poll_seconds,
+        )
         async with (
-            await start_sim(api_key=API_KEY) as sim,
-            await start_local_slack() as slack,
+            local_stack(config, settings_changes=settings_changes) as stack,
             httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS) as http,
         ):
-            slack.add_user(USER_ID, "bench", "Bench User")
-            settings = _settings(sim, slack, Path(tmp) / "bench.db", poll_seconds)
-            bridge = Bridge(settings.model_copy(update=settings_changes), host="127.0.0.1")
-            try:
-                await bridge.start()
-                if bridge.url is None:
-                    raise RuntimeError("the bridge did not open its HTTP listener")
-                async with SlackDriver(bridge.url, SIGNING_SECRET, slack) as driver:
-                    yield Rig(sim, slack, bridge, driver, http)
-            finally:
-                await bridge.stop()
+            yield Rig(stack.sim, stack.slack, stack.bridge, stack.driver, http)
 
 
 def has_action(blocks: Sequence[dict[str, Any]], action_id: str) -> bool:

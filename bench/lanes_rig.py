@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
+from bot.demo.stack import bridge_environment
 from bot.localslack.server import LocalSlack
 from bot.sim.server import SimServer
 
@@ -87,23 +88,22 @@ def bridge_env(
     policy: Path | None = None,
 ) -> dict[str, str]:
     """The environment `novo-slack run` needs to bridge these two stand-ins."""
-    env = {
+    return {
         **os.environ,
-        "SLACK_BOT_TOKEN": slack.bot_token,
-        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "SLACK_API_URL": slack.api_url,
-        "NOVO_API_URL": sim.url,
-        "NOVO_API_KEY": API_KEY,
-        "NOVO_SLACK_CHANNEL": CHANNEL,
-        "NOVO_SLACK_DB": str(db),
-        "NOVO_SLACK_PORT": str(free_port()),
-        "NOVO_SLACK_POLL_SECONDS": f"{poll_seconds:g}",
-        "NOVO_SLACK_POST_RATE": f"{post_rate:g}",
-        "NOVO_SLACK_LOG_LEVEL": "WARNING",
+        **bridge_environment(
+            sim,
+            slack,
+            db,
+            signing_secret=SIGNING_SECRET,
+            api_key=API_KEY,
+            channel=CHANNEL,
+            poll_seconds=poll_seconds,
+            policy=policy,
+            port=free_port(),
+            post_rate=post_rate,
+            log_level="WARNING",
+        ),
     }
-    if policy is not None:
-        env["NOVO_SLACK_CONFIG"] = str(policy)
-    return env
 
 
 @asynccontextmanager

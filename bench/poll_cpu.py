@@ -30,9 +30,8 @@ import httpx
 
 from bench.harness import API_KEY
 from bench.lanes_rig import bridge_env, cpu_seconds, running_bridge
-from bot.localslack.server import start_local_slack
+from bot.demo.stack import ServersConfig, local_servers
 from bot.sim.control import SimControl
-from bot.sim.server import start_sim
 from bot.sim.spec import InteractionSpec
 from tests.support import wait_until
 
@@ -61,30 +60,30 @@ class IdleCost:
 
 async def measure(pending: int, window: float) -> IdleCost:
     async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
+        local_servers(ServersConfig(api_key=API_KEY)) as servers,
         httpx.AsyncClient(timeout=30) as http,
     ):
+        sim, slack = servers.sim, servers.slack
         spec = InteractionSpec.model_validate(
             {"kind": "approval_request", "expiresInSeconds": 86_400}
         )
         for _ in range(pending):  # straight into its state: 10,000 requests take minutes
             sim.state.create(spec)
         with tempfile.TemporaryDirectory() as tmp:
-            env = bridge_env(sim, slack, Path(tmp) / "bench.db", post_rate=100)
-            began = time.monotonic()
+            db = Path(tmp) / "bench.db"
             # setting the stage: one poll finds them all, and no more polls keep the
             # simulator (in this process) too busy listing for the local Slack to post
-            async with running_bridge({**env, "NOVO_SLACK_POLL_SECONDS": str(SETUP_POLL_SECONDS)}):
+            staging = bridge_env(sim, slack, db, post_rate=100, poll_seconds=SETUP_POLL_SECONDS)
+            measured = bridge_env(sim, slack, db, post_rate=100, poll_seconds=POLL_SECONDS)
+            began = time.monotonic()
+            async with running_bridge(staging):
                 await wait_until(
                     lambda: len(slack.calls("chat.postMessage")) >= pending or None,
                     timeout=pending / 5 + 60,
                     message=f"{pending} posts",
                 )
             posted_in = time.monotonic() - began
-            async with running_bridge(
-                {**env, "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS)}
-            ) as bridge:
+            async with running_bridge(measured) as bridge:
                 await asyncio.sleep(SETTLE_POLLS * POLL_SECONDS)  # start-up and a first look
                 await SimControl(sim.url, http).clear_log()
                 cpu_before = cpu_seconds(bridge.pid)

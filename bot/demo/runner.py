@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 from bot.demo.script import script_clicks
-from bot.demo.stack import Group, LocalStack, Person, StackConfig, local_stack
+from bot.demo.stack import Group, LocalStack, Person, ServersConfig, StackConfig, local_stack
 from bot.demo.transcript import Transcript
 from bot.playground import DEFAULT_PORT, Playground, start_playground
 
@@ -170,19 +170,21 @@ async def _playground(
 
 
 def demo_config(db: Path, options: DemoOptions) -> StackConfig:
-    return StackConfig(
-        db=db,
-        channel=DEMO_CHANNEL,
-        channel_name=DEMO_CHANNEL_NAME,
-        people=DEMO_PEOPLE,
-        signing_secret=DEMO_SIGNING_SECRET,
+    servers = ServersConfig(
         api_key=DEMO_API_KEY,
-        poll_seconds=DEMO_POLL_SECONDS,
+        channels=((DEMO_CHANNEL, DEMO_CHANNEL_NAME), MANAGERS_CHANNEL),
+        people=DEMO_PEOPLE,
+        groups=DEMO_GROUPS,
         demo=True,
         demo_seed=options.seed,
         demo_interval_seconds=60.0 / options.rate if options.rate > 0 else 0.0,
         seed=7,
+    )
+    return StackConfig(
+        servers=servers,
+        db=db,
+        channel=DEMO_CHANNEL,
+        signing_secret=DEMO_SIGNING_SECRET,
+        poll_seconds=DEMO_POLL_SECONDS,
         policy=options.policy,
-        more_channels=(MANAGERS_CHANNEL,),
-        groups=DEMO_GROUPS,
     )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from bot.demo.stack import LocalStack, Person, StackConfig, local_stack
+from bot.demo.stack import LocalStack, Person, ServersConfig, StackConfig, local_stack
 from bot.playground.browser import BrowserMissing, headless_page
 from bot.playground.server import Playground, start_playground
 
@@ -129,12 +129,12 @@ class Stage:
 @asynccontextmanager
 async def stage(db_dir: Path) -> AsyncIterator[Stage]:
     config = StackConfig(
+        servers=ServersConfig(
+            api_key=API_KEY, channels=((CHANNEL, "agent-approvals"),), people=PEOPLE
+        ),
         db=db_dir / "playground.db",
         channel=CHANNEL,
-        channel_name="agent-approvals",
-        people=PEOPLE,
         signing_secret=SIGNING_SECRET,
-        api_key=API_KEY,
         poll_seconds=0.1,
         novo_retry_base=0.01,
         redelivery_base=0.05,

@@ -1,30 +1,88 @@
 """The local trio — Novo simulator, local Slack, bridge — wired as production wires a bridge.
 
-The demo, the playground, the end-to-end tests and the benchmarks all run
-this same trio, so they build the bridge's settings in one place, as
-production does: through the environment names of `bot.config`, never a
-`.env` file. `local_stack` starts all three (and the driver that clicks as
-Slack would) and stops them in the right order, whatever fails in between.
+The demo, the playground, the tests and the benchmarks all run this same
+trio, so they start the two stand-ins and point a bridge at them in one
+place, as production does: through the environment names of `bot.config`,
+never a `.env` file. A bridge in a process of its own gets that environment;
+one in this process gets the settings loaded from it, so both read the same
+values the same way. `local_stack` starts all three (and the driver that
+clicks as Slack would) and stops them in the right order, whatever fails in
+between.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bot.bridge.runtime import Bridge
+from bot.clock import Clock, utc_now
 from bot.config import Settings, load_settings
 from bot.localslack.driver import SlackDriver
 from bot.localslack.server import LocalSlack, start_local_slack
+from bot.secretfiles import file_setting_names
+from bot.sim.demo_data import DEFAULT_INTERVAL_SECONDS
 from bot.sim.server import SimServer, start_sim
+
+SettingValue = str | float | Path
+
+
+def bridge_environment(
+    sim: SimServer,
+    slack: LocalSlack,
+    db: Path | str,
+    *,
+    signing_secret: str,
+    api_key: str,
+    channel: str,
+    poll_seconds: float,
+    policy: Path | None = None,
+    **more: SettingValue,
+) -> dict[str, str]:
+    """What `novo-slack run` reads to bridge these two stand-ins, on a port of its choosing.
+
+    `more` sets further settings by field name (`post_rate=50`, `host="127.0.0.1"`,
+    `port=…`): the environment names come from `bot.config` alone, so a renamed
+    one cannot leave a harness setting the old name unnoticed.
+    """
+    values: dict[str, SettingValue | None] = {
+        "slack_bot_token": slack.bot_token,
+        "slack_signing_secret": signing_secret,
+        "slack_api_url": slack.api_url,
+        "novo_api_url": sim.url,
+        "novo_api_key": api_key,
+        "default_channel": channel,
+        "db_path": db,
+        "port": 0,
+        "poll_seconds": poll_seconds,
+        "config_path": policy,
+        **more,
+    }
+    return {_name(field): str(value) for field, value in values.items() if value is not None}
+
+
+def _name(field: str) -> str:
+    setting = Settings.model_fields.get(field)
+    if setting is None or setting.alias is None:
+        raise TypeError(f"the bridge has no setting {field!r}")
+    return setting.alias
+
+
+def without_bridge_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` less every name the bridge reads (secret files too): a bridge started
+    from it sees only the settings it is handed, not the caller's own."""
+    ours = {field.alias for field in Settings.model_fields.values() if field.alias}
+    ours.update(file_setting_names(Settings))
+    return {name: value for name, value in environ.items() if name not in ours}
 
 
 def local_bridge_settings(
     sim: SimServer,
     slack: LocalSlack,
-    db: Path,
+    db: Path | str,
     *,
     signing_secret: str,
     api_key: str,
@@ -32,20 +90,18 @@ def local_bridge_settings(
     poll_seconds: float,
     policy: Path | None = None,
 ) -> Settings:
-    extra: dict[str, object] = {} if policy is None else {"NOVO_SLACK_CONFIG": str(policy)}
-    return load_settings(
-        **extra,
-        SLACK_BOT_TOKEN=slack.bot_token,
-        SLACK_SIGNING_SECRET=signing_secret,
-        SLACK_API_URL=slack.api_url,
-        NOVO_API_URL=sim.url,
-        NOVO_API_KEY=api_key,
-        NOVO_SLACK_CHANNEL=channel,
-        NOVO_SLACK_DB=str(db),
-        NOVO_SLACK_PORT=0,
-        NOVO_SLACK_POLL_SECONDS=poll_seconds,
-        _env_file=None,
+    """The settings an in-process bridge runs on, read as `novo-slack run` reads them."""
+    environment = bridge_environment(
+        sim,
+        slack,
+        db,
+        signing_secret=signing_secret,
+        api_key=api_key,
+        channel=channel,
+        poll_seconds=poll_seconds,
+        policy=policy,
     )
+    return load_settings(**environment, _env_file=None)
 
 
 @dataclass(frozen=True)
@@ -67,25 +123,85 @@ class Group:
 
 
 @dataclass(frozen=True)
-class StackConfig:
-    """Everything that differs between the demo, the playground's tests and its screenshots."""
+class ServersConfig:
+    """How the two stand-ins start: the simulator's options and what the workspace holds."""
 
-    db: Path
-    channel: str
-    channel_name: str
-    people: Sequence[Person]
-    signing_secret: str
     api_key: str
-    poll_seconds: float
+    channels: Sequence[tuple[str, str]] = ()  # (id, name)
+    people: Sequence[Person] = ()
+    groups: Sequence[Group] = ()  # after `people`: a group's members must exist
     demo: bool = False  # the simulator creates the demo's interactions
-    demo_interval_seconds: float = 12.0  # a new run step this often; 0: never after the seed
+    demo_interval_seconds: float = DEFAULT_INTERVAL_SECONDS  # with demo; 0: never after the seed
     demo_seed: bool = True  # with demo: open on every template once
     seed: int | None = None
-    novo_retry_base: float = 0.5
-    redelivery_base: float = 1.0
+
+
+@dataclass(frozen=True)
+class LocalServers:
+    """The simulator and the local Slack, running on loopback."""
+
+    sim: SimServer
+    slack: LocalSlack
+    api_key: str
+
+    def environment(
+        self,
+        db: Path | str,
+        *,
+        signing_secret: str,
+        channel: str,
+        poll_seconds: float,
+        policy: Path | None = None,
+        **more: SettingValue,
+    ) -> dict[str, str]:
+        """`bridge_environment` for these two, with the simulator's own API key."""
+        return bridge_environment(
+            self.sim,
+            self.slack,
+            db,
+            signing_secret=signing_secret,
+            api_key=self.api_key,
+            channel=channel,
+            poll_seconds=poll_seconds,
+            policy=policy,
+            **more,
+        )
+
+
+@asynccontextmanager
+async def local_servers(config: ServersConfig) -> AsyncIterator[LocalServers]:
+    """A running simulator and local Slack (channels, people and groups added), stopped on exit."""
+    async with (
+        await start_sim(
+            api_key=config.api_key,
+            demo=config.demo,
+            demo_interval_seconds=config.demo_interval_seconds,
+            demo_seed=config.demo_seed,
+            seed=config.seed,
+        ) as sim,
+        await start_local_slack() as slack,
+    ):
+        for channel_id, name in config.channels:
+            slack.add_channel(channel_id, name)
+        for person in config.people:
+            slack.add_user(person.user_id, person.name, person.display_name)
+        for group in config.groups:
+            slack.add_usergroup(group.group_id, group.handle, list(group.members))
+        yield LocalServers(sim, slack, config.api_key)
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """Everything that differs between the demo, the playground, the tests and the benchmarks."""
+
+    servers: ServersConfig
+    db: Path | str
+    channel: str  # the bridge's default channel
+    signing_secret: str
+    poll_seconds: float
     policy: Path | None = None
-    more_channels: Sequence[tuple[str, str]] = ()  # (id, name) besides `channel`
-    groups: Sequence[Group] = ()
+    novo_retry_base: float = 0.5  # the bridge's production backoffs unless a harness hurries
+    redelivery_base: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -103,44 +219,43 @@ class LocalStack:
 
 
 @asynccontextmanager
-async def local_stack(config: StackConfig) -> AsyncIterator[LocalStack]:
-    """A running simulator, local Slack (channel and people added) and bridge, on loopback."""
-    async with (
-        await start_sim(
-            api_key=config.api_key,
-            demo=config.demo,
-            demo_interval_seconds=config.demo_interval_seconds,
-            demo_seed=config.demo_seed,
-            seed=config.seed,
-        ) as sim,
-        await start_local_slack() as slack,
-    ):
-        for channel_id, name in ((config.channel, config.channel_name), *config.more_channels):
-            slack.add_channel(channel_id, name)
-        for person in config.people:
-            slack.add_user(person.user_id, person.name, person.display_name)
-        for group in config.groups:
-            slack.add_usergroup(group.group_id, group.handle, list(group.members))
+async def local_stack(
+    config: StackConfig,
+    *,
+    clock: Clock = utc_now,
+    settings_changes: Mapping[str, Any] | None = None,
+) -> AsyncIterator[LocalStack]:
+    """A running simulator, local Slack and bridge, on loopback.
+
+    `settings_changes` replace settings by field name once they are read, as they
+    are given (`post_rate=50.0`, `db_path=<a test's database URL>`), so a harness
+    changes one knob without spelling the bridge's environment again.
+    """
+    async with local_servers(config.servers) as servers:
         settings = local_bridge_settings(
-            sim,
-            slack,
+            servers.sim,
+            servers.slack,
             config.db,
             signing_secret=config.signing_secret,
-            api_key=config.api_key,
+            api_key=config.servers.api_key,
             channel=config.channel,
             poll_seconds=config.poll_seconds,
             policy=config.policy,
         )
+        if settings_changes:
+            settings = settings.model_copy(update=dict(settings_changes))
         bridge = Bridge(
             settings,
             host="127.0.0.1",
+            clock=clock,
             novo_retry_base=config.novo_retry_base,
             redelivery_base=config.redelivery_base,
         )
-        await bridge.start()
+        await bridge.start()  # stops whatever it opened if it fails
         try:
-            assert bridge.url is not None
-            async with SlackDriver(bridge.url, config.signing_secret, slack) as driver:
-                yield LocalStack(sim, slack, bridge, driver)
+            if bridge.url is None:
+                raise RuntimeError("the bridge did not open its HTTP listener")
+            async with SlackDriver(bridge.url, config.signing_secret, servers.slack) as driver:
+                yield LocalStack(servers.sim, servers.slack, bridge, driver)
         finally:
             await bridge.stop()

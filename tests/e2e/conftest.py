@@ -18,12 +18,12 @@ import pytest
 from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
 from bot.config import Settings
-from bot.demo.stack import local_bridge_settings
+from bot.demo.stack import Person, ServersConfig, StackConfig, local_stack
 from bot.localslack.driver import SlackDriver
 from bot.localslack.records import StoredView
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import TrackedInteraction
 from tests.support import FakeClock, wait_until
@@ -235,24 +235,18 @@ def _block_text(value: Any) -> str:
 
 
 POST_RATE = 50.0  # scenarios post a handful at once; pacing has tests of its own
-
-
-def bridge_settings(sim: SimServer, slack: LocalSlack, db: Path) -> Settings:
-    settings = local_bridge_settings(
-        sim,
-        slack,
-        db,
-        signing_secret=SIGNING_SECRET,
-        api_key=API_KEY,
-        channel=CHANNEL,
-        poll_seconds=POLL_SECONDS,
-    )
-    return settings.model_copy(update={"post_rate": POST_RATE})
+NOVO_RETRY_BASE = 0.01
+REDELIVERY_BASE = 0.05
+PEOPLE = (Person("U0ADA", "ada", "Ada Lovelace"), Person("U0GRACE", "grace", "Grace Hopper"))
 
 
 def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
     return Bridge(
-        settings, host="127.0.0.1", clock=clock, novo_retry_base=0.01, redelivery_base=0.05
+        settings,
+        host="127.0.0.1",
+        clock=clock,
+        novo_retry_base=NOVO_RETRY_BASE,
+        redelivery_base=REDELIVERY_BASE,
     )
 
 
@@ -263,24 +257,25 @@ async def open_loop(
     """Simulator, local Slack and a bridge on `db` (a SQLite file in `workdir`, or a
     PostgreSQL URL), with these settings changed (`post_rate=5.0`); `workdir` also holds
     the policy files scenarios write. The one rig every in-process loop starts from."""
+    config = StackConfig(
+        servers=ServersConfig(api_key=API_KEY, people=PEOPLE),
+        db=workdir / "bridge.db",
+        channel=CHANNEL,
+        signing_secret=SIGNING_SECRET,
+        poll_seconds=POLL_SECONDS,
+        novo_retry_base=NOVO_RETRY_BASE,
+        redelivery_base=REDELIVERY_BASE,
+    )
+    clock = FakeClock()
+    changes = {"post_rate": POST_RATE, **({} if db is None else {"db_path": db}), **changes}
     async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
+        local_stack(config, clock=clock, settings_changes=changes) as stack,
         httpx.AsyncClient(timeout=10) as http,
     ):
-        slack.add_user("U0ADA", "ada", "Ada Lovelace")
-        slack.add_user("U0GRACE", "grace", "Grace Hopper")
-        settings = bridge_settings(sim, slack, workdir / "bridge.db")
-        if db is not None:
-            changes = {"db_path": db, **changes}
-        if changes:
-            settings = settings.model_copy(update=changes)
-        clock = FakeClock()
-        bridge = fast_bridge(settings, clock)
-        await bridge.start()
-        assert bridge.url is not None
-        driver = SlackDriver(bridge.url, SIGNING_SECRET, slack)
-        scenario = Loop(sim, slack, bridge, driver, settings, http, clock, workdir)
+        bridge, driver = stack.bridge, stack.driver
+        scenario = Loop(
+            stack.sim, stack.slack, bridge, driver, bridge.settings, http, clock, workdir
+        )
         try:
             yield scenario
         finally:

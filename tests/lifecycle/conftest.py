@@ -19,39 +19,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.demo.stack import ServersConfig, local_servers, without_bridge_settings
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 
 REPO = Path(__file__).resolve().parents[2]
 SIGNING_SECRET = "lifecycle-signing-secret"
 API_KEY = "lifecycle-novo-key"
 CHANNEL = "C0LIFECYCLE"
-_OUR_NAMES = (
-    "SLACK_BOT_TOKEN",
-    "SLACK_SIGNING_SECRET",
-    "SLACK_APP_TOKEN",
-    "SLACK_API_URL",
-    "NOVO_API_URL",
-    "NOVO_API_KEY",
-    "NOVO_SLACK_CHANNEL",
-    "NOVO_SLACK_DB",
-    "NOVO_SLACK_PORT",
-    "NOVO_SLACK_POLL_SECONDS",
-    "NOVO_SLACK_POST_RATE",
-    "NOVO_SLACK_UPDATE_RATE",
-    "NOVO_SLACK_AUDIT_DAYS",
-    "NOVO_SLACK_MIN_FREE_MB",
-    "NOVO_SLACK_HOST",
-    "NOVO_SLACK_LOG_LEVEL",
-    "NOVO_SLACK_LOG_FORMAT",
-    "NOVO_SLACK_CONFIG",
-    "SLACK_BOT_TOKEN_FILE",
-    "SLACK_SIGNING_SECRET_FILE",
-    "SLACK_APP_TOKEN_FILE",
-    "NOVO_API_KEY_FILE",
-    "NOVO_SLACK_DB_PASSWORD_FILE",
-)
+POLL_SECONDS = 0.2
+POST_RATE = 50
 _LISTENING = re.compile(r"listening for Slack on (http://\S+?)/slack/events")
 
 
@@ -161,25 +139,21 @@ class World:
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
+        local_servers(ServersConfig(api_key=API_KEY)) as servers,
         httpx.AsyncClient(timeout=10) as http,
     ):
-        env = {k: v for k, v in os.environ.items() if k not in _OUR_NAMES}
+        env = without_bridge_settings(os.environ)
         env["PYTHONPATH"] = str(REPO)
         env.update(
-            SLACK_BOT_TOKEN=slack.bot_token,
-            SLACK_SIGNING_SECRET=SIGNING_SECRET,
-            SLACK_API_URL=slack.api_url,
-            NOVO_API_URL=sim.url,
-            NOVO_API_KEY=API_KEY,
-            NOVO_SLACK_CHANNEL=CHANNEL,
-            NOVO_SLACK_DB=str(tmp_path / "bridge.db"),
-            NOVO_SLACK_PORT="0",
-            NOVO_SLACK_POLL_SECONDS="0.2",
-            NOVO_SLACK_POST_RATE="50",
+            servers.environment(
+                tmp_path / "bridge.db",
+                signing_secret=SIGNING_SECRET,
+                channel=CHANNEL,
+                poll_seconds=POLL_SECONDS,
+                post_rate=POST_RATE,
+            )
         )
-        world = World(sim, slack, http, env, tmp_path)
+        world = World(servers.sim, servers.slack, http, env, tmp_path)
         try:
             yield world
         finally:

@@ -42,7 +42,9 @@ async def _one_line_failure(bridge: Bridge, code: int) -> str:
     assert exit_code == code, bridge.stderr
     assert "Traceback" not in bridge.stderr
     assert len(lines) == 1, bridge.stderr
-    assert elapsed < within, f"took {elapsed:.1f}s; loading the bridge: {within - FAIL_AFTER_IMPORT_SECONDS:.1f}s"
+    assert elapsed < within, (
+        f"took {elapsed:.1f}s; loading the bridge: {within - FAIL_AFTER_IMPORT_SECONDS:.1f}s"
+    )
     assert lines[0].startswith("novo-slack: ")
     return lines[0].removeprefix("novo-slack: ")
 

@@ -18,9 +18,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.bridge.runtime import Bridge
 from bot.config import load_settings
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.demo.stack import Person, ServersConfig, bridge_environment, local_servers
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 
 API_KEY = "ops-novo-key"
 SIGNING_SECRET = "ops-signing-secret"
@@ -37,18 +38,16 @@ class Servers:
 
     def env(self, **overrides: str) -> dict[str, str]:
         """The environment `novo-slack` reads to work against these two servers."""
-        env = {
-            "SLACK_BOT_TOKEN": self.slack.bot_token,
-            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "SLACK_API_URL": self.slack.api_url,
-            "NOVO_API_URL": self.sim.url,
-            "NOVO_API_KEY": API_KEY,
-            "NOVO_SLACK_CHANNEL": CHANNEL,
-            "NOVO_SLACK_DB": str(self.tmp / "bridge.db"),
-            "NOVO_SLACK_PORT": "0",
-            "NOVO_SLACK_HOST": "127.0.0.1",
-            "NOVO_SLACK_POLL_SECONDS": str(POLL_SECONDS),
-        }
+        env = bridge_environment(
+            self.sim,
+            self.slack,
+            self.tmp / "bridge.db",
+            signing_secret=SIGNING_SECRET,
+            api_key=API_KEY,
+            channel=CHANNEL,
+            poll_seconds=POLL_SECONDS,
+            host="127.0.0.1",
+        )
         env.update(overrides)
         return env
 
@@ -88,13 +87,9 @@ class Servers:
 
 @pytest.fixture
 async def servers(tmp_path: Path) -> AsyncIterator[Servers]:
-    async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
-        httpx.AsyncClient(timeout=10) as http,
-    ):
-        slack.add_user("U0ADA", "ada", "Ada Lovelace")
-        yield Servers(sim, slack, http, tmp_path)
+    config = ServersConfig(api_key=API_KEY, people=[Person("U0ADA", "ada", "Ada Lovelace")])
+    async with local_servers(config) as running, httpx.AsyncClient(timeout=10) as http:
+        yield Servers(running.sim, running.slack, http, tmp_path)
 
 
 def sample(text: str, name: str, **labels: str) -> float | None:

@@ -21,9 +21,10 @@ import httpx
 import pytest
 
 from bot.cli import main
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.demo.stack import Group, Person, ServersConfig, local_servers
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 from tests.novo.conftest import approval_wire, question_wire
 
 POLICY = """
@@ -281,11 +282,15 @@ async def servers(
 ) -> AsyncIterator[tuple[SimServer, LocalSlack]]:
     # their access lines would land in the command's stderr: it shares this process
     monkeypatch.setattr(logging.getLogger("aiohttp.access"), "disabled", True)
-    async with await start_sim(api_key=API_KEY) as sim, await start_local_slack() as slack:
-        for user, name in (("U0ALICE", "alice"), ("U0BOB", "bob"), ("U0CAROL", "carol")):
-            slack.add_user(user, name, name.title())
-        slack.add_usergroup("S0SRE", "sre", ["U0CAROL", "U0BOB"])
-        yield sim, slack
+    people = [
+        Person(user, name, name.title())
+        for user, name in (("U0ALICE", "alice"), ("U0BOB", "bob"), ("U0CAROL", "carol"))
+    ]
+    sre = Group("S0SRE", "sre", ["U0CAROL", "U0BOB"])
+    async with local_servers(
+        ServersConfig(api_key=API_KEY, people=people, groups=[sre])
+    ) as running:
+        yield running.sim, running.slack
 
 
 def _settings_env(

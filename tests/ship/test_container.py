@@ -25,10 +25,11 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.demo.stack import ServersConfig, local_servers
 from bot.localslack.driver import SlackDriver
-from bot.localslack.server import LocalSlack, start_local_slack
+from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
-from bot.sim.server import SimServer, start_sim
+from bot.sim.server import SimServer
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import _block_text
 from tests.replicas.conftest import database_url
@@ -139,20 +140,19 @@ async def rig(image: str, tmp_path: Path) -> AsyncIterator[Rig]:
     volume = f"novo-slack-test-{uuid.uuid4().hex[:10]}"
     await podman("volume", "create", volume)
     async with (
-        await start_sim(api_key=API_KEY) as sim,
-        await start_local_slack() as slack,
+        local_servers(ServersConfig(api_key=API_KEY)) as servers,
         httpx.AsyncClient(timeout=5) as http,
     ):
         secrets = tmp_path / "secrets"
         secrets.mkdir(mode=0o755)
         for name, value in (
-            ("slack_bot_token", slack.bot_token),
+            ("slack_bot_token", servers.slack.bot_token),
             ("slack_signing_secret", SIGNING_SECRET),
             ("novo_api_key", API_KEY),
             ("db_password", "not-asked-for-by-trust-auth"),
         ):
             (secrets / name).write_text(value + "\n", encoding="utf-8")  # as `echo` writes it
-        rig = Rig(sim, slack, http, image, secrets, volume, _free_port(), [])
+        rig = Rig(servers.sim, servers.slack, http, image, secrets, volume, _free_port(), [])
         try:
             yield rig
         finally:
