@@ -23,12 +23,13 @@ failing poll backs off exponentially instead of hammering a Novo that is down.
 
 Idle costs what the work costs. Each job is one row of `BridgeJobs.table`, run
 by one helper (`run`) on the bridge's clock. A waking job (redelivery,
-countdowns) ticks like the others, but its tick only compares the clock with
+countdowns, snoozes, Home tabs) ticks like the others, but its tick only compares the clock with
 the time its work next falls due; its body, the part that reads the store,
 runs then. The body says when that is (the outbox's next due decision, the
-next change of a countdown's words); whatever brings work sooner wakes it (the
-store tells of each decision this process queues or re-plans; a poll that found
-new or changed records wakes the countdowns); and it looks on its own at least
+next change of a countdown's words, the next snooze); whatever brings work sooner
+wakes it (the store tells of each decision this process queues or re-plans, each
+snooze it keeps, each Home tab opened; a poll that found new or changed records
+wakes the countdowns); and it looks on its own at least
 every `longest` seconds, for what another replica left behind.
 """
 
@@ -72,9 +73,10 @@ POLLER_LEASE = "poller"
 LEASE_TTL_INTERVALS = 2.0
 LEASE_RENEW_FRACTION = 0.5
 # How long a waking job sleeps at most with nothing to wake it. On SQLite this
-# process alone writes the outbox, and tells the job of every decision it queues;
-# on PostgreSQL another replica may leave one behind (it died): looked for this often.
-OUTBOX_LOOK_SECONDS = {"sqlite": 60.0, "postgresql": 2.0}
+# process alone writes the store, and tells the job of every decision it queues, every
+# snooze it keeps and every Home tab opened; on PostgreSQL another replica may have
+# (a decision it died delivering, a Home opened there): looked for this often.
+LOOK_SECONDS = {"sqlite": 60.0, "postgresql": 2.0}
 COUNTDOWN_LOOK_SECONDS = 300.0
 NOW = timedelta(0)
 
@@ -141,13 +143,15 @@ class BridgeJobs:
         self._alarms: dict[str, datetime] = {
             job.name: self._clock() for job in self.jobs.values() if job.longest is not None
         }
-        services.store.watch_outbox(lambda at: self.wake("redeliver", at))
+        services.store.watch_due("decisions", lambda at: self.wake("redeliver", at))
+        services.store.watch_due("snoozes", lambda at: self.wake("snoozes", at))
+        services.store.watch_due("homes", lambda at: self.wake("homes", at))
 
     def table(self) -> list[Job]:
         """Every timed job: name, interval, leader only (or every replica), body."""
         s = self._services
         poll = self._poll_seconds
-        outbox = OUTBOX_LOOK_SECONDS.get(s.store.engine_name, min(OUTBOX_LOOK_SECONDS.values()))
+        look = LOOK_SECONDS.get(s.store.engine_name, min(LOOK_SECONDS.values()))
         lease_ttl = poll * LEASE_TTL_INTERVALS
         countdowns = COUNTDOWN_LOOK_SECONDS
         return [
@@ -155,15 +159,15 @@ class BridgeJobs:
             Job("poll", poll, True, self._poll, NOW),
             # a policy file changed on disk (a ConfigMap update) is reloaded
             Job("policy", poll, False, self._watch_policy),
-            Job("redeliver", TICK_SECONDS, False, self._redeliver, longest=outbox),
+            Job("redeliver", TICK_SECONDS, False, self._redeliver, longest=look),
             Job("countdowns", TICK_SECONDS, True, s.engine.refresh_open, longest=countdowns),
             Job("reminders", TICK_SECONDS, True, s.reminders.run_due),
-            Job("snoozes", TICK_SECONDS, False, s.snoozes.run_due),
+            Job("snoozes", TICK_SECONDS, False, s.snoozes.run_while_due, longest=look),
             Job("digests", DIGEST_TICK_SECONDS, False, s.digests.run_due),
             Job("drafts", DRAFT_PRUNE_SECONDS, True, self._prune_drafts),
             Job("receipts", DRAFT_PRUNE_SECONDS, True, s.thread_replies.prune_receipts),
             # the lease holder only: two replicas would publish the same change twice
-            Job("homes", HOME_REFRESH_SECONDS, True, s.home.refresh_recent),
+            Job("homes", HOME_REFRESH_SECONDS, True, s.home.refresh_while_watched, longest=look),
             # daily, and once soon after start: a bridge restarted every night still prunes
             Job("audit", AUDIT_PRUNE_SECONDS, True, self._prune_audit, AUDIT_FIRST_PRUNE),
         ]

@@ -47,7 +47,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -78,6 +78,7 @@ from bot.slack.render.home import (
 from bot.slack.render.message import render_message
 from bot.slack.render.status import accepts_decisions
 from bot.store import Store, TrackedInteraction
+from bot.store.home import HomeViewer
 from bot.store.locks import KeyedLocks
 from bot.store.schema import COPY
 from bot.sync.publisher import MessagePublisher
@@ -232,7 +233,19 @@ class HomeService:
 
     async def refresh_recent(self) -> int:
         """Publish every recent viewer's tab that changed, a few per call; how many went."""
+        return await self._refresh(await self._store.home_viewers(self._clock() - HOME_WINDOW))
+
+    async def refresh_while_watched(self) -> datetime | None:
+        """`refresh_recent` as a waking job runs it; returns when it next has work: at the
+        next tick while anyone opened Home within `HOME_WINDOW`, else not before someone
+        opens it (the store tells of each open this process records)."""
         viewers = await self._store.home_viewers(self._clock() - HOME_WINDOW)
+        if not viewers:
+            return None
+        await self._refresh(viewers)
+        return self._clock()
+
+    async def _refresh(self, viewers: list[HomeViewer]) -> int:
         if not viewers:
             return 0
         board = await self._board()

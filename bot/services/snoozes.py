@@ -109,6 +109,12 @@ class SnoozeService:
             )
         return len(claimed)
 
+    async def run_while_due(self) -> datetime | None:
+        """`run_due` as a waking job runs it; returns when the next snooze falls due (the
+        store tells of each one this process keeps)."""
+        await self.run_due()
+        return await self._store.next_snooze_due()
+
     async def _still_waiting(
         self, tracked: TrackedInteraction, now: datetime
     ) -> MessageContext | None:

@@ -13,7 +13,7 @@ import asyncio
 import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import RowMapping, Table
 from sqlalchemy.dialects import postgresql, sqlite
@@ -37,6 +37,10 @@ def insert_for(connection: AsyncConnection, table: Table) -> Insert:
     return sqlite.insert(table)
 
 
+DueWork = Literal["decisions", "snoozes", "homes"]
+"""What a sleeping job can be woken for: a queued decision, a snooze, a Home tab opened."""
+
+
 class StoreBase:
     def __init__(self, opened: Opened) -> None:
         self._opened = opened
@@ -45,7 +49,20 @@ class StoreBase:
         self._running: set[asyncio.Future[Any]] = set()
         self._show: Show | None = None
         self._parsed = ParsedRecords()  # records parsed once, reused while unchanged
-        self._outbox_watch: Callable[[datetime], None] | None = None  # see `watch_outbox`
+        self._watches: dict[DueWork, Callable[[datetime], None]] = {}  # see `watch_due`
+
+    def watch_due(self, work: DueWork, on_due: Callable[[datetime], None]) -> None:
+        """Tell `on_due` when work of this kind that this process keeps falls due.
+
+        In-process only, so the job doing that work can sleep while there is none
+        for it; what other replicas keep, it finds by looking (see `bot.bridge.jobs`).
+        """
+        self._watches[work] = on_due
+
+    def _falls_due(self, work: DueWork, at: datetime) -> None:
+        watch = self._watches.get(work)
+        if watch is not None:
+            watch(at)
 
     def show_with(self, show: Show) -> None:
         """Hand out every tracked interaction as `show` makes it (the policy's redaction).

@@ -51,6 +51,7 @@ class HomeQueries(StoreBase):
                 index_elements=[home_views.c.user_id], set_={"opened_at": now}
             )
         )
+        self._falls_due("homes", now)
 
     async def home_viewers(self, since: datetime) -> list[HomeViewer]:
         """Who opened it at or after `since`, the longest since a publish first (never

@@ -16,7 +16,7 @@ as it reads when claimed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -47,19 +47,6 @@ def _due(now: datetime) -> ColumnElement[bool]:
 
 
 class DecisionQueries(StoreBase):
-    def watch_outbox(self, on_due: Callable[[datetime], None]) -> None:
-        """Tell `on_due` when a decision this process queues or re-plans falls due.
-
-        In-process only, so the redelivery job can sleep while the outbox holds
-        nothing for it; what other replicas queue, it finds by looking (see
-        `bot.bridge.jobs`).
-        """
-        self._outbox_watch = on_due
-
-    def _falls_due(self, at: datetime) -> None:
-        if self._outbox_watch is not None:
-            self._outbox_watch(at)
-
     async def enqueue_decision(
         self,
         interaction_id: str,
@@ -97,7 +84,7 @@ class DecisionQueries(StoreBase):
         """The insert that queues one decision, unless one is already open for it.
 
         `approvers`: the approvals a quorum decision is sealed with."""
-        self._falls_due(lease_until)  # should the attempt under way not finish
+        self._falls_due("decisions", lease_until)  # should the attempt under way not finish
         return (
             self._insert(decisions)
             .values(
@@ -203,7 +190,7 @@ class DecisionQueries(StoreBase):
 
         Returns how many queued decisions are due, for the start-up log line.
         """
-        self._falls_due(now)
+        self._falls_due("decisions", now)
         return await self._write(
             update(decisions).where(_queued, _due(now)).values(next_attempt_at=now)
         )
@@ -217,7 +204,7 @@ class DecisionQueries(StoreBase):
         """
         if self.engine_name != "sqlite":
             return await self.release_expired_leases(now)
-        self._falls_due(now)
+        self._falls_due("decisions", now)
         return await self._write(update(decisions).where(_queued).values(next_attempt_at=now))
 
     async def next_decision_due(self, now: datetime) -> datetime | None:
@@ -263,7 +250,7 @@ class DecisionQueries(StoreBase):
     async def retry_decision_later(
         self, decision_id: int, next_attempt_at: datetime, error: str, now: datetime
     ) -> None:
-        self._falls_due(next_attempt_at)
+        self._falls_due("decisions", next_attempt_at)
         await self._write(
             update(decisions)
             .where(decisions.c.id == decision_id, _queued)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.base import StoreBase
@@ -80,7 +80,15 @@ class SnoozeQueries(StoreBase):
             earlier = min((snooze(r) for r in replaced), key=lambda s: s.due_at, default=None)
             return snooze(added), earlier
 
-        return await self._transaction(add)
+        added = await self._transaction(add)
+        if added is not None:
+            self._falls_due("snoozes", due_at)
+        return added
+
+    async def next_snooze_due(self) -> datetime | None:
+        """When the soonest waiting snooze falls due (a claimed one: when its claim lapses)."""
+        row = await self._first(select(func.min(snoozes.c.due_at).label("due")).where(_waiting))
+        return row["due"] if row is not None else None
 
     async def claim_due_snoozes(
         self, now: datetime, lease_until: datetime, limit: int = 100

@@ -1,13 +1,14 @@
-"""Idle costs what the work costs: the redelivery job touches the store only when the
-outbox holds something for it, and a decision queued while it sleeps still goes at once."""
+"""Idle costs what the work costs: the redelivery, snooze and Home jobs touch the store
+only when there is something for them, and work that comes while they sleep still goes
+at once."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from bot.slack.ids import ActionId
+from bot.slack.ids import ActionId, OverflowValue
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 
@@ -67,3 +68,36 @@ async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decis
     await wait_until(delivered, timeout=5, message="the kept decision delivered promptly")
     assert claims, "delivered by the redelivery job"
     await loop.shows(ts, "Approved", "<@U0ADA>")
+
+
+async def test_snoozes_and_home_refreshes_sleep_until_one_is_kept_or_opened(loop: Loop) -> None:
+    created = await loop.create("approval_request", expiresInSeconds=3 * 3600)
+    ts = await loop.posted(created["id"])
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    snooze_claims = _count_calls(store, "claim_due_snoozes")
+    home_reads = _count_calls(store, "home_viewers")
+
+    async def polled_a_while() -> bool:
+        return await _polls(loop) >= 30  # 0.1 s polls: three snooze ticks, a Home one
+
+    for _ in range(2):  # the first while: the looks each takes once at start-up
+        snooze_claims.clear()
+        home_reads.clear()
+        await loop.http.delete(f"{loop.sim.url}/_sim/log")
+        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+    assert snooze_claims == [], "the snooze job read the store with no snooze kept"
+    assert home_reads == [], "the Home refresh read the store with nobody looking"
+
+    # a snooze kept while the job sleeps wakes it for when it falls due
+    await loop.driver.choose_overflow(
+        "U0ADA", CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.REMIND_15_MIN
+    )
+    await wait_until(lambda: loop.slack.ephemerals("U0ADA"), message="Ada told of her reminder")
+    loop.clock.forward(timedelta(minutes=15))
+    await wait_until(lambda: loop.slack.messages("U0ADA"), message="the reminder's DM")
+    assert snooze_claims, "sent by the snooze job"
+
+    # a Home tab opened wakes the refresh that keeps it true while it is looked at
+    await loop.driver.open_home("U0ADA")
+    await wait_until(lambda: home_reads, message="the Home refresh woken by the open")
