@@ -14,10 +14,12 @@ applies expiry, so no caller ever sees a pending interaction whose
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
+import itertools
 import secrets
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -94,6 +96,11 @@ class SimState:
         self._clock = clock
         self.park_seconds = park_seconds
         self._items: dict[str, Interaction] = {}
+        # Ten thousand waiting are listed a hundred a page, each page a request of its
+        # own: the list order is kept rather than sorted per page (createdAt and id never
+        # change), and no deadline is looked for before the earliest one can have come.
+        self._order: list[tuple[datetime, str]] = []
+        self._quiet_until: datetime | None = None  # no pending deadline before it; None: unknown
         self._terminated: set[str] = set()
         self._seq = 0
         self._changed = asyncio.Event()
@@ -137,6 +144,9 @@ class SimState:
             updated_at=now,
         )
         self._items[item.id] = item
+        bisect.insort(self._order, sort_key(item))
+        if self._quiet_until is not None and item.expires_at is not None:
+            self._quiet_until = min(self._quiet_until, item.expires_at)
         self._changed.set()
         return item.model_copy(deep=True)
 
@@ -161,14 +171,14 @@ class SimState:
         after = decode_cursor(cursor) if cursor is not None else None
         self.expire_due()
         where = where or ListFilter()
-        found = sorted(
-            (
-                i
-                for i in self._items.values()
-                if where.matches(i) and (after is None or sort_key(i) > after)
-            ),
-            key=sort_key,
-        )
+        start = 0 if after is None else bisect.bisect_right(self._order, after)
+        found: list[Interaction] = []
+        for _, interaction_id in itertools.islice(self._order, start, None):
+            item = self._items[interaction_id]
+            if where.matches(item):
+                found.append(item)
+                if len(found) > limit:
+                    break
         data = [i.model_copy(deep=True) for i in found[:limit]]
         has_more = len(found) > limit
         return Page[Interaction](
@@ -305,6 +315,8 @@ class SimState:
         """
         now = self.now()
         expired: list[Interaction] = []
+        if self._quiet_until is not None and now < self._quiet_until:
+            return expired
         while True:
             pending = [i for i in self._items.values() if i.is_pending]
             first = min(
@@ -313,6 +325,8 @@ class SimState:
                 default=None,
             )
             if first is None or first.expires_at is None:
+                # an extension or a resolution only moves the earliest deadline later
+                self._quiet_until = self.next_deadline() or datetime.max.replace(tzinfo=UTC)
                 return expired
             moment = first.expires_at
             for item in pending:
@@ -354,5 +368,7 @@ class SimState:
 
     def reset(self) -> None:
         self._items.clear()
+        self._order.clear()
+        self._quiet_until = None
         self._terminated.clear()
         self._changed.set()
