@@ -6,6 +6,9 @@ signed through `SlackDriver`, the bridge talks to both servers over loopback.
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,7 +28,8 @@ from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
 from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
-from bot.store import TrackedInteraction
+from bot.store import Store, TrackedInteraction
+from bot.tls import trust_store
 from tests.support import FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
@@ -250,6 +254,23 @@ def fast_bridge(settings: Settings, clock: Clock = utc_now) -> Bridge:
     )
 
 
+_template: Path | None = None
+
+
+async def _migrated_store_at(db: Path | str) -> None:
+    """A store file at the newest revision, copied from one migrated once per test process:
+    migrating a fresh file took a third of every scenario's start, and the migrations
+    have tests of their own (tests/store)."""
+    global _template
+    if _template is None:
+        folder = Path(tempfile.mkdtemp(prefix="novo-slack-e2e-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        async with await Store.open(folder / "migrated.db"):
+            pass
+        _template = folder / "migrated.db"
+    shutil.copy2(_template, db)  # its mode too: the store is private to its owner
+
+
 @asynccontextmanager
 async def open_loop(
     workdir: Path, db: Path | str | None = None, **changes: Any
@@ -268,9 +289,11 @@ async def open_loop(
     )
     clock = FakeClock()
     changes = {"post_rate": POST_RATE, **({} if db is None else {"db_path": db}), **changes}
+    if "db_path" not in changes:
+        await _migrated_store_at(config.db)
     async with (
         local_stack(config, clock=clock, settings_changes=changes) as stack,
-        httpx.AsyncClient(timeout=10) as http,
+        httpx.AsyncClient(timeout=10, verify=trust_store()) as http,
     ):
         bridge, driver = stack.bridge, stack.driver
         scenario = Loop(
