@@ -154,13 +154,13 @@ class SyncEngine:
         listed = await self._list_pending()
         await self._post_unposted(report)
         versions = await self._store.open_versions()
-        unchanged = await self._unchanged(listed, versions)
-        listed_ids = {rid for raw in listed if (rid := id_of(raw)) is not None}
+        ids = [id_of(raw) for raw in listed]  # once: ten thousand records, every poll
+        unchanged = await self._unchanged(listed, ids, versions)
+        listed_ids = {rid for rid in ids if rid is not None}
         known = set(versions) | await self._store.tracked_among(listed_ids - versions.keys())
         unreadable: list[UnreadableRecord] = []
         new: list[Interaction] = []
-        for raw in listed:
-            rid = id_of(raw)
+        for raw, rid in zip(listed, ids, strict=True):
             if rid is not None and rid in unchanged:
                 report.pending += 1
                 continue  # unchanged since the last poll
@@ -187,7 +187,9 @@ class SyncEngine:
             self._publisher.refresh_soon(tracked.id, tracked.channel)
         return report
 
-    async def _unchanged(self, listed: list[Any], versions: dict[str, int]) -> set[str]:
+    async def _unchanged(
+        self, listed: list[Any], ids: list[str | None], versions: dict[str, int]
+    ) -> set[str]:
         """Which listed open records equal their stored record; each match is remembered
         for the next poll.
 
@@ -197,12 +199,13 @@ class SyncEngine:
         """
         matched: dict[str, tuple[int, Any]] = {}
         doubtful: dict[str, Any] = {}
-        for raw in listed:
-            rid = id_of(raw)
-            if rid is None or rid not in versions:
+        kept = self._matched
+        for raw, rid in zip(listed, ids, strict=True):
+            if rid is None or (version := versions.get(rid)) is None:
                 continue
-            if self._matched.get(rid) == (versions[rid], raw):
-                matched[rid] = (versions[rid], raw)
+            before = kept.get(rid)
+            if before is not None and before[0] == version and before[1] == raw:
+                matched[rid] = before
             else:
                 doubtful[rid] = raw
         stored = await self._store.open_snapshots_of(doubtful) if doubtful else {}
