@@ -33,7 +33,7 @@ from bot.domain import (
 )
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.base import StoreBase
-from bot.store.interactions import ID_CHUNK, track_new
+from bot.store.interactions import track_new
 from bot.store.records import dump_record, wire_record
 from bot.store.schema import allowance_uses, allowances, decisions
 
@@ -123,19 +123,6 @@ class AllowanceQueries(StoreBase):
         """Every allowance not yet ended (its expiry may have passed: the sweep ends it)."""
         rows = await self._all(select(allowances).where(_open).order_by(allowances.c.id))
         return [allowance_of(r) for r in rows]
-
-    async def allowances_granted_on(
-        self, interaction_ids: Collection[str]
-    ) -> dict[str, list[Allowance]]:
-        """The allowances granted on each of these interactions' messages, oldest first."""
-        found: dict[str, list[Allowance]] = {i: [] for i in interaction_ids}
-        wanted = list(interaction_ids)
-        for start in range(0, len(wanted), ID_CHUNK):
-            chunk = wanted[start : start + ID_CHUNK]
-            query = select(allowances).where(allowances.c.interaction_id.in_(chunk))
-            for row in await self._all(query.order_by(allowances.c.id)):
-                found[row["interaction_id"]].append(allowance_of(row))
-        return found
 
     async def end_allowances(
         self,

@@ -22,11 +22,13 @@ from typing import Any
 from sqlalchemy import and_, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.domain import Allowance
+from bot.store.allowances import allowance_of
 from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record
 from bot.store.rows import QueuedDecision, TakenStep, TrackedMessage, message, queued, taken_step
-from bot.store.schema import PRIMARY, audit, decisions, messages, steps
+from bot.store.schema import PRIMARY, allowances, audit, decisions, messages, steps
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,13 @@ class SentMessage:
 
 @dataclass(frozen=True)
 class MessageFacts:
-    """What a message shows besides its record: open decisions, messages, steps taken."""
+    """What a message shows besides its record: open decisions, messages, steps taken,
+    the standing approvals granted on it."""
 
     decisions: dict[str, QueuedDecision]
     messages: dict[str, list[TrackedMessage]]
     steps: dict[str, list[TakenStep]]
+    allowances: dict[str, list[Allowance]]
 
 
 _newer = messages.alias("newer")
@@ -123,12 +127,14 @@ class SendQueries(StoreBase):
         )
 
     async def message_facts(self, interaction_ids: Collection[str]) -> MessageFacts:
-        """Open decisions, messages and steps taken of these interactions, in one
-        transaction (every post renders from them)."""
+        """Open decisions, messages, steps taken and allowances granted of these
+        interactions, in one transaction (every post renders from them)."""
         wanted = list(dict.fromkeys(interaction_ids))
 
         async def work(connection: AsyncConnection) -> MessageFacts:
-            facts = MessageFacts({}, {i: [] for i in wanted}, {i: [] for i in wanted})
+            facts = MessageFacts(
+                {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
+            )
             for start in range(0, len(wanted), ID_CHUNK):
                 chunk = wanted[start : start + ID_CHUNK]
                 for row in (
@@ -155,6 +161,14 @@ class SendQueries(StoreBase):
                     )
                 ).mappings():
                     facts.steps[row["interaction_id"]].append(taken_step(row))
+                for row in (
+                    await connection.execute(
+                        select(allowances)
+                        .where(allowances.c.interaction_id.in_(chunk))
+                        .order_by(allowances.c.id)
+                    )
+                ).mappings():
+                    facts.allowances[row["interaction_id"]].append(allowance_of(row))
             return facts
 
         return await self._transaction(work)

@@ -162,7 +162,7 @@ class MessagePublisher:
         for each (Home renders every open interaction's buttons)."""
         facts = await self._store.message_facts([t.id for t in many])
         queued, messages, steps = facts.decisions, facts.messages, facts.steps
-        granted = await self._store.allowances_granted_on([t.id for t in many])
+        granted = facts.allowances
         found: dict[str, MessageContext] = {}
         for tracked in many:
             decision = queued.get(tracked.id)
