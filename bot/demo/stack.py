@@ -79,31 +79,6 @@ def without_bridge_settings(environ: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in environ.items() if name not in ours}
 
 
-def local_bridge_settings(
-    sim: SimServer,
-    slack: LocalSlack,
-    db: Path | str,
-    *,
-    signing_secret: str,
-    api_key: str,
-    channel: str,
-    poll_seconds: float,
-    policy: Path | None = None,
-) -> Settings:
-    """The settings an in-process bridge runs on, read as `novo-slack run` reads them."""
-    environment = bridge_environment(
-        sim,
-        slack,
-        db,
-        signing_secret=signing_secret,
-        api_key=api_key,
-        channel=channel,
-        poll_seconds=poll_seconds,
-        policy=policy,
-    )
-    return load_settings(**environment, _env_file=None)
-
-
 @dataclass(frozen=True)
 class Person:
     """Someone in the local workspace: who clicks in the demo or on the playground page."""
@@ -232,16 +207,15 @@ async def local_stack(
     changes one knob without spelling the bridge's environment again.
     """
     async with local_servers(config.servers) as servers:
-        settings = local_bridge_settings(
-            servers.sim,
-            servers.slack,
+        environment = servers.environment(
             config.db,
             signing_secret=config.signing_secret,
-            api_key=config.servers.api_key,
             channel=config.channel,
             poll_seconds=config.poll_seconds,
             policy=config.policy,
         )
+        # read as `novo-slack run` reads them, never from a `.env` file
+        settings = load_settings(**environment, _env_file=None)
         if settings_changes:
             settings = settings.model_copy(update=dict(settings_changes))
         bridge = Bridge(

@@ -33,6 +33,20 @@ async def _polls(loop: Loop) -> int:
     return sum(1 for r in log if r["path"] == LIST_PATH and "cursor" not in r.get("query", {}))
 
 
+async def _let_it_idle(loop: Loop, *noted: list[datetime], polls: int = 30) -> None:
+    """Let the bridge poll on for `polls` polls (0.1 s each), twice, the `noted` calls
+    forgotten before each: the first while holds the look each job takes at start-up."""
+
+    async def polled_a_while() -> bool:
+        return await _polls(loop) >= polls
+
+    for _ in range(2):
+        for calls in noted:
+            calls.clear()
+        await loop.http.delete(f"{loop.sim.url}/_sim/log")
+        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+
+
 async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decision(
     loop: Loop,
 ) -> None:
@@ -43,14 +57,7 @@ async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decis
     claims = _count_calls(store, "claim_due_decisions")
     looks = _count_calls(store, "next_decision_due")
 
-    async def polled_a_while() -> bool:
-        return await _polls(loop) >= 25  # 0.1 s polls: well over two redelivery ticks
-
-    for _ in range(2):  # the first while: the look it takes once at start-up
-        claims.clear()
-        looks.clear()
-        await loop.http.delete(f"{loop.sim.url}/_sim/log")
-        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+    await _let_it_idle(loop, claims, looks, polls=25)  # well over two redelivery ticks
     assert claims == [] and looks == [], "the redelivery job read the store with nothing queued"
 
     # a decision Novo refuses for now is queued while the job sleeps: it still goes at once
@@ -78,14 +85,7 @@ async def test_snoozes_and_home_refreshes_sleep_until_one_is_kept_or_opened(loop
     snooze_claims = _count_calls(store, "claim_due_snoozes")
     home_reads = _count_calls(store, "home_viewers")
 
-    async def polled_a_while() -> bool:
-        return await _polls(loop) >= 30  # 0.1 s polls: three snooze ticks, a Home one
-
-    for _ in range(2):  # the first while: the looks each takes once at start-up
-        snooze_claims.clear()
-        home_reads.clear()
-        await loop.http.delete(f"{loop.sim.url}/_sim/log")
-        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+    await _let_it_idle(loop, snooze_claims, home_reads)  # three snooze ticks, a Home one
     assert snooze_claims == [], "the snooze job read the store with no snooze kept"
     assert home_reads == [], "the Home refresh read the store with nobody looking"
 
