@@ -17,48 +17,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import tempfile
-from pathlib import Path
 
-import httpx
-
-from bench.harness import API_KEY
-from bench.lanes_rig import (
-    SLACK_BURST,
-    accepted_ids,
-    bridge_process,
-    channel_names,
-    cpu_seconds,
-    create_approvals,
-    write_policy,
-)
-from bot.demo.stack import ServersConfig, local_servers
+from bench.lanes_rig import SLACK_BURST, accepted_ids, channel_names, cpu_seconds, lane_stage
 from tests.support import wait_until
 
 
 async def measure(count: int, channels: int, rate: float) -> None:
     names = channel_names(channels)
-    config = ServersConfig(api_key=API_KEY, channels=[(name, name.lower()) for name in names])
-    async with local_servers(config) as servers, httpx.AsyncClient(timeout=30) as http:
-        sim, slack = servers.sim, servers.slack
-        slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
-        await create_approvals(http, sim, count, channels)
-        with tempfile.TemporaryDirectory(prefix="novo-slack-burst-") as tmp:
-            policy = write_policy(Path(tmp), names)
-            async with bridge_process(
-                sim, slack, Path(tmp) / "bench.db", policy, post_rate=rate
-            ) as bridge:
-                await wait_until(
-                    lambda: accepted_ids(slack) or None, timeout=60, message="first post"
-                )
-                cpu_at_first = cpu_seconds(bridge.pid)
-                await wait_until(
-                    lambda: len(accepted_ids(slack)) >= count or None,
-                    timeout=count / rate + 120,
-                    message=f"{count} posts",
-                )
-                cpu = cpu_seconds(bridge.pid) - cpu_at_first
-                await asyncio.sleep(1.0)  # a second post of anything would show by now
+    async with lane_stage(count, channels, rate) as stage:
+        slack = stage.slack
+        async with stage.bridge() as bridge:
+            await wait_until(lambda: accepted_ids(slack) or None, timeout=60, message="first post")
+            cpu_at_first = cpu_seconds(bridge.pid)
+            await wait_until(
+                lambda: len(accepted_ids(slack)) >= count or None,
+                timeout=count / rate + 120,
+                message=f"{count} posts",
+            )
+            cpu = cpu_seconds(bridge.pid) - cpu_at_first
+            await asyncio.sleep(1.0)  # a second post of anything would show by now
         calls = slack.calls("chat.postMessage")
         accepted = [c for c in calls if c.ok]
         limited = [c for c in calls if c.status == 429]

@@ -14,6 +14,7 @@ import asyncio
 import os
 import socket
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
-from bot.demo.stack import bridge_environment
+from bot.demo.stack import ServersConfig, bridge_environment, local_servers
 from bot.localslack.server import LocalSlack
 from bot.sim.server import SimServer
 
@@ -126,11 +127,35 @@ async def running_bridge(env: dict[str, str]) -> AsyncIterator[BridgeProcess]:
         await bridge.stop()
 
 
-def bridge_process(
-    sim: SimServer, slack: LocalSlack, db: Path, policy: Path, *, post_rate: float
-) -> AbstractAsyncContextManager[BridgeProcess]:
-    """A bridge routing by `policy`, as the lane benches run it."""
-    return running_bridge(bridge_env(sim, slack, db, post_rate=post_rate, policy=policy))
+@dataclass(frozen=True)
+class LaneStage:
+    """Approvals waiting over several channels, as `burst` and `restart` set them out."""
+
+    sim: SimServer
+    slack: LocalSlack
+    db: Path
+    policy: Path
+    rate: float
+
+    def bridge(self) -> AbstractAsyncContextManager[BridgeProcess]:
+        """A bridge routing by the stage's policy at its pace, on its store."""
+        env = bridge_env(self.sim, self.slack, self.db, post_rate=self.rate, policy=self.policy)
+        return running_bridge(env)
+
+
+@asynccontextmanager
+async def lane_stage(count: int, channels: int, rate: float) -> AsyncIterator[LaneStage]:
+    """`count` approvals over `channels` channels (agent N's to channel N), the local Slack
+    allowing each channel `rate` posts a second after a burst of `SLACK_BURST`."""
+    names = channel_names(channels)
+    config = ServersConfig(api_key=API_KEY, channels=[(name, name.lower()) for name in names])
+    async with local_servers(config) as servers, httpx.AsyncClient(timeout=30) as http:
+        servers.slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
+        await create_approvals(http, servers.sim, count, channels)
+        with tempfile.TemporaryDirectory(prefix="novo-slack-lanes-") as tmp:
+            folder = Path(tmp)
+            policy = write_policy(folder, names)
+            yield LaneStage(servers.sim, servers.slack, folder / "bench.db", policy, rate)
 
 
 async def create_approvals(http: httpx.AsyncClient, sim: SimServer, count: int, lanes: int) -> None:

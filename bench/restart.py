@@ -17,22 +17,10 @@ import argparse
 import asyncio
 import sqlite3
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
-from bench.harness import API_KEY
-from bench.lanes_rig import (
-    SLACK_BURST,
-    accepted_ids,
-    bridge_process,
-    channel_names,
-    create_approvals,
-    write_policy,
-)
-from bot.demo.stack import ServersConfig, local_servers
+from bench.lanes_rig import accepted_ids, lane_stage
 from tests.support import wait_until
 
 LOOKS = ("conversations.history", "conversations.replies")
@@ -48,35 +36,28 @@ def _in_doubt(db: Path) -> dict[str, int]:
 
 
 async def scenario(count: int, channels: int, rate: float, kill_after: float) -> None:
-    names = channel_names(channels)
-    config = ServersConfig(api_key=API_KEY, channels=[(name, name.lower()) for name in names])
-    async with local_servers(config) as servers, httpx.AsyncClient(timeout=30) as http:
-        sim, slack = servers.sim, servers.slack
-        slack.set_post_message_rate(int(rate), retry_after=1, burst=SLACK_BURST)
-        await create_approvals(http, sim, count, channels)
-        with tempfile.TemporaryDirectory(prefix="novo-slack-restart-") as tmp:
-            db = Path(tmp) / "bench.db"
-            policy = write_policy(Path(tmp), names)
-            async with bridge_process(sim, slack, db, policy, post_rate=rate) as first:
-                await wait_until(
-                    lambda: len(accepted_ids(slack)) >= count * kill_after or None,
-                    timeout=count / rate + 120,
-                    message="the burst under way",
-                )
-                first.kill()
-                await first.process.wait()
-            before = len(accepted_ids(slack))
-            doubt = _in_doubt(db)
-            looks_before = {m: len(slack.calls(m)) for m in LOOKS}
-            began = time.monotonic()
-            async with bridge_process(sim, slack, db, policy, post_rate=rate):
-                await wait_until(
-                    lambda: len(accepted_ids(slack)) >= count or None,
-                    timeout=count / rate + 120,
-                    message=f"all {count} posted after the restart",
-                )
-                took = time.monotonic() - began
-                await asyncio.sleep(2.0)  # a second post of anything would show by now
+    async with lane_stage(count, channels, rate) as stage:
+        slack = stage.slack
+        async with stage.bridge() as first:
+            await wait_until(
+                lambda: len(accepted_ids(slack)) >= count * kill_after or None,
+                timeout=count / rate + 120,
+                message="the burst under way",
+            )
+            first.kill()
+            await first.process.wait()
+        before = len(accepted_ids(slack))
+        doubt = _in_doubt(stage.db)
+        looks_before = {m: len(slack.calls(m)) for m in LOOKS}
+        began = time.monotonic()
+        async with stage.bridge():
+            await wait_until(
+                lambda: len(accepted_ids(slack)) >= count or None,
+                timeout=count / rate + 120,
+                message=f"all {count} posted after the restart",
+            )
+            took = time.monotonic() - began
+            await asyncio.sleep(2.0)  # a second post of anything would show by now
         looks = {m: len(slack.calls(m)) - looks_before[m] for m in LOOKS}
         twice = sum(1 for n in accepted_ids(slack).values() if n > 1)
         walks = sum(looks.values())

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, func, select, update
+from sqlalchemy import RowMapping, Select, and_, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import Allowance
@@ -132,42 +132,38 @@ class SendQueries(StoreBase):
         wanted = list(dict.fromkeys(interaction_ids))
 
         async def work(connection: AsyncConnection) -> MessageFacts:
+            async def rows(query: Select[Any]) -> Sequence[RowMapping]:
+                found: Sequence[RowMapping] = (await connection.execute(query)).mappings().all()
+                return found
+
             facts = MessageFacts(
                 {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
             )
             for start in range(0, len(wanted), ID_CHUNK):
                 chunk = wanted[start : start + ID_CHUNK]
-                for row in (
-                    await connection.execute(
-                        select(decisions)
-                        .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
-                        .order_by(decisions.c.id)
-                    )
-                ).mappings():
+                for row in await rows(
+                    select(decisions)
+                    .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
+                    .order_by(decisions.c.id)
+                ):
                     facts.decisions.setdefault(row["interaction_id"], queued(row))
-                for row in (
-                    await connection.execute(
-                        select(messages)
-                        .where(messages.c.interaction_id.in_(chunk))
-                        .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
-                    )
-                ).mappings():
+                for row in await rows(
+                    select(messages)
+                    .where(messages.c.interaction_id.in_(chunk))
+                    .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+                ):
                     facts.messages[row["interaction_id"]].append(message(row))
-                for row in (
-                    await connection.execute(
-                        select(steps)
-                        .where(steps.c.interaction_id.in_(chunk))
-                        .order_by(steps.c.taken_at, steps.c.step)
-                    )
-                ).mappings():
+                for row in await rows(
+                    select(steps)
+                    .where(steps.c.interaction_id.in_(chunk))
+                    .order_by(steps.c.taken_at, steps.c.step)
+                ):
                     facts.steps[row["interaction_id"]].append(taken_step(row))
-                for row in (
-                    await connection.execute(
-                        select(allowances)
-                        .where(allowances.c.interaction_id.in_(chunk))
-                        .order_by(allowances.c.id)
-                    )
-                ).mappings():
+                for row in await rows(
+                    select(allowances)
+                    .where(allowances.c.interaction_id.in_(chunk))
+                    .order_by(allowances.c.id)
+                ):
                     facts.allowances[row["interaction_id"]].append(allowance_of(row))
             return facts
 

@@ -441,12 +441,7 @@ class SyncEngine:
         in_doubt: dict[str, list[str]] = {}
         for tracked in await self._store.unposted():
             if tracked.state == "queued" or tracked.id in self._looked_for:
-                self._publisher.post_soon(
-                    tracked,
-                    partial(
-                        self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked
-                    ),
-                )
+                self._queue_unposted(tracked)
             elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
                 in_doubt.setdefault(tracked.channel, []).append(tracked.id)
         for channel, ids in in_doubt.items():
@@ -455,6 +450,12 @@ class SyncEngine:
                 partial(self._guarded, _reconciling(channel), None, self._reconcile, channel, ids),
             )
         await self._copies.queue_unposted()
+
+    def _queue_unposted(self, tracked: TrackedInteraction) -> None:
+        self._publisher.post_soon(
+            tracked,
+            partial(self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked),
+        )
 
     async def _post_unposted_one(self, queued: TrackedInteraction) -> None:
         """Post one tracked interaction: `queued`, or `posting` and looked for in vain.
@@ -487,12 +488,7 @@ class SyncEngine:
             hit = found.get(tracked.id)
             if hit is None:
                 self._looked_for.add(tracked.id)
-                self._publisher.post_soon(
-                    tracked,
-                    partial(
-                        self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked
-                    ),
-                )
+                self._queue_unposted(tracked)
                 continue
             where, ts = hit
             await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
