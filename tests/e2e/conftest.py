@@ -268,7 +268,8 @@ async def _migrated_store_at(db: Path | str) -> None:
         async with await Store.open(folder / "migrated.db"):
             pass
         _template = folder / "migrated.db"
-    shutil.copy2(_template, db)  # its mode too: the store is private to its owner
+    if not Path(db).exists():  # a workdir opened again keeps the store it has
+        shutil.copy2(_template, db)  # its mode too: the store is private to its owner
 
 
 @asynccontextmanager
