@@ -6,6 +6,7 @@ signed through `SlackDriver`, the bridge talks to both servers over loopback.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import shutil
 import tempfile
@@ -268,8 +269,12 @@ async def _migrated_store_at(db: Path | str) -> None:
         async with await Store.open(folder / "migrated.db"):
             pass
         _template = folder / "migrated.db"
-    if not Path(db).exists():  # a workdir opened again keeps the store it has
-        shutil.copy2(_template, db)  # its mode too: the store is private to its owner
+    await asyncio.to_thread(_copy_unless_there, _template, Path(db))
+
+
+def _copy_unless_there(template: Path, db: Path) -> None:
+    if not db.exists():  # a workdir opened again keeps the store it has
+        shutil.copy2(template, db)  # its mode too: the store is private to its owner
 
 
 @asynccontextmanager
