@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
 
+import aiohttp
 from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -38,7 +39,7 @@ from bot.novo.probe import probe_novo
 from bot.policy.live import LivePolicy
 from bot.slack.call_metrics import install_slack_counter
 from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
-from bot.slack.gateway import SlackGateway, build_web_client
+from bot.slack.gateway import SlackGateway, build_web_client, keep_alive_session
 from bot.store import Store, StoreOpenError
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class Bridge:
         self._redelivery_base = redelivery_base
         self._store: Store | None = None
         self._novo: NovoClient | None = None
+        self._slack_session: aiohttp.ClientSession | None = None
         self._runner: web.AppRunner | None = None
         self._slack_check: Check | None = None
         self._socket: SocketConnection | None = None
@@ -102,8 +104,11 @@ class Bridge:
         released = await store.release_leases(self._clock())
         if released:
             log.info("%d decision(s) from an earlier run will be delivered now", released)
+        self._slack_session = keep_alive_session()
         web_client = build_web_client(
-            settings.slack_bot_token.get_secret_value(), settings.slack_api_url
+            settings.slack_bot_token.get_secret_value(),
+            settings.slack_api_url,
+            session=self._slack_session,
         )
         install_slack_counter(web_client)
         self.identity = identity = await check_bot_token(web_client)
@@ -189,6 +194,7 @@ class Bridge:
         jobs, self.jobs = self.jobs, None
         novo, self._novo = self._novo, None
         store, self._store = self._store, None
+        slack_session, self._slack_session = self._slack_session, None
         self.services = None
         if scheduler is not None:
             scheduler.pause()  # no job starts from here on; running ones are drained below
@@ -203,6 +209,8 @@ class Bridge:
             scheduler.shutdown(wait=False)
         if novo is not None:
             await _bounded(novo.aclose(), "the Novo client")
+        if slack_session is not None:
+            await _bounded(slack_session.close(), "the Slack client")
         if store is not None:
             await _bounded(store.close(), "the store")
         if self._started:

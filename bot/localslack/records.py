@@ -34,6 +34,7 @@ class RecordedCall:
     response: dict[str, Any]
     at: float
     status: int = 200
+    connection: str = ""  # the caller's address and port: one per connection it opened
 
     @property
     def ok(self) -> bool:

@@ -15,6 +15,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -370,6 +371,7 @@ class LocalSlack:
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args: dict[str, Any] = {}
+        answer = partial(self._answer, connection=_connection_of(request))
         delay = self._faults.delay_of(method)
         if delay:
             await asyncio.sleep(delay)
@@ -378,19 +380,19 @@ class LocalSlack:
             self._authorize(request, args, method)
             failure = self._faults.before_call(method, self._channel_of(method, args))
             if failure is not None:
-                return self._answer(method, args, failure.body, failure.status, failure.headers)
+                return answer(method, args, failure.body, failure.status, failure.headers)
             body = self._call(method, args)
         except SlackFailure as exc:
-            return self._answer(method, args, exc.body(), exc.status, exc.headers)
+            return answer(method, args, exc.body(), exc.status, exc.headers)
         if method == "chat.postMessage":
             self._faults.after_post(str(body["channel"]))
         headers = {"x-oauth-scopes": ",".join(self.scopes)} if method == "auth.test" else {}
-        answer = self._answer(method, args, body, 200, headers)
+        answered = answer(method, args, body, 200, headers)
         if self._faults.loses_answer(method):
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=204)  # never reaches the caller: the line is cut
-        return answer
+        return answered
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse()  # answers pings itself
@@ -466,9 +468,11 @@ class LocalSlack:
         body: dict[str, Any],
         status: int,
         headers: dict[str, str],
+        *,
+        connection: str = "",
     ) -> web.Response:
         recorded = {k: v for k, v in args.items() if k != "token"}
-        self._calls.append(RecordedCall(method, recorded, body, self._clock(), status))
+        self._calls.append(RecordedCall(method, recorded, body, self._clock(), status, connection))
         log.debug("%s -> %s %s", method, status, body.get("error", "ok"))
         for event in self._waiters:
             event.set()
@@ -512,3 +516,9 @@ async def start_local_slack(
     """Start a local Slack; `clock` and `trigger_ttl` let tests expire triggers without waiting."""
     slack = LocalSlack(host, port, bot_token=bot_token, clock=clock, trigger_ttl=trigger_ttl)
     return await slack.start()
+
+
+def _connection_of(request: web.Request) -> str:
+    """`host:port` of the caller's end of this request's connection."""
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) and len(peer) >= 2 else ""

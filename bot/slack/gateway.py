@@ -41,6 +41,7 @@ RESPOND_SECONDS = 10  # a response_url post: a notice, never a decision, waits n
 RATE_LIMIT_RETRIES = 5
 SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
+WEB_API_TIMEOUT_SECONDS = 30  # slack_sdk's default for a call
 HISTORY_PAGE = 15  # Slack's cap for non-Marketplace apps
 NAME_LOOKUP_SECONDS = 2.0  # a slow users.info must not hold a decision back
 # Slack's answers for a payload it will never take as it is: retrying it unchanged
@@ -78,13 +79,19 @@ class _IdempotentOnly(AsyncRetryHandler):
         )
 
 
-def build_web_client(token: str, base_url: str | None = None) -> AsyncWebClient:
+def build_web_client(
+    token: str, base_url: str | None = None, *, session: aiohttp.ClientSession | None = None
+) -> AsyncWebClient:
     """An AsyncWebClient that honours 429 Retry-After and retries transient failures.
 
     The handlers are given explicitly: slack_sdk installs a connection-error
-    retry by default, which would re-send a `chat.postMessage` blindly.
+    retry by default, which would re-send a `chat.postMessage` blindly. A long-lived
+    process passes a `session` (see `keep_alive_session`); without one slack_sdk opens
+    a connection, and a TLS handshake, for every call.
     """
     kwargs: dict[str, Any] = {"token": token}
+    if session is not None:
+        kwargs["session"] = session
     if base_url:
         kwargs["base_url"] = base_url if base_url.endswith("/") else base_url + "/"
     handlers: list[AsyncRetryHandler] = [
@@ -93,6 +100,17 @@ def build_web_client(token: str, base_url: str | None = None) -> AsyncWebClient:
         _IdempotentOnly(AsyncConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES)),
     ]
     return AsyncWebClient(**kwargs, retry_handlers=handlers)
+
+
+def keep_alive_session() -> aiohttp.ClientSession:
+    """One connection pool for every Web API call of a process, made in its event loop.
+
+    slack_sdk applies its own timeout only to sessions it makes, so this one carries
+    the same total. Connections idle longer than aiohttp's keep-alive (15 s) are
+    closed by us before Slack would drop them; a post that still meets a dropped
+    connection is in doubt like any lost answer, and is looked for, not re-sent.
+    """
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WEB_API_TIMEOUT_SECONDS))
 
 
 def is_user_id(slack_id: str) -> bool:

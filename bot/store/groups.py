@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 
 from bot.store.base import StoreBase
-from bot.store.interactions import TRACKED
+from bot.store.interactions import ID_CHUNK, TRACKED
 from bot.store.records import dump_record, load_record
 from bot.store.rows import StepGroup, TrackedInteraction, step_group, tracked
 from bot.store.schema import group_views, interactions, step_groups
@@ -54,6 +54,17 @@ class GroupQueries(StoreBase):
             .where(interactions.c.id.in_(list(interaction_ids)), interactions.c.group_id.is_(None))
             .values(group_id=group_id)
         )
+
+    async def groups_among(self, group_ids: Collection[str]) -> set[str]:
+        """Which of these groups exist: a poll of a thousand new approvals, each of a run
+        of its own, asks once, not a thousand times."""
+        wanted = list(dict.fromkeys(group_ids))
+        found: set[str] = set()
+        for start in range(0, len(wanted), ID_CHUNK):
+            chunk = wanted[start : start + ID_CHUNK]
+            rows = await self._all(select(step_groups.c.id).where(step_groups.c.id.in_(chunk)))
+            found.update(row["id"] for row in rows)
+        return found
 
     async def group(self, group_id: str) -> StepGroup | None:
         row = await self._first(select(step_groups).where(step_groups.c.id == group_id))

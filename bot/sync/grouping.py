@@ -33,10 +33,13 @@ async def form_groups(
             continue
         key = (interaction.root_run_id, interaction.step_number, destinations[0])
         buckets.setdefault(key, []).append(interaction)
+    # a lone approval joins only a group its siblings formed in an earlier poll
+    lone = [group_key(*key) for key, siblings in buckets.items() if len(siblings) < 2]
+    formed = await store.groups_among(lone) if lone else set()
     joined: dict[str, str] = {}
     for (root, step, channel), siblings in buckets.items():
         group_id = group_key(root, step, channel)
-        if len(siblings) < 2 and await store.group(group_id) is None:
+        if len(siblings) < 2 and group_id not in formed:
             continue
         await store.claim_group(root, step, channel, siblings[0].agent_id, now)
         joined.update({s.id: group_id for s in siblings})

@@ -46,6 +46,7 @@ from bot.store.sends import MessageKey, SentMessage
 from bot.sync.batches import SendBatches
 from bot.sync.groups import GroupMessages
 from bot.sync.lanes import Send, SendKind, SendLanes
+from bot.sync.reads import FactReads
 
 T = TypeVar("T")
 
@@ -73,6 +74,7 @@ class MessagePublisher:
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
         self.groups = GroupMessages(store, slack, clock, self.lanes, self.line_context)
         self.sends = SendBatches(store, clock)
+        self.reads = FactReads(store)
 
     # ------------------------------------------------------------------ queuing (never waits)
 
@@ -160,7 +162,7 @@ class MessagePublisher:
     async def contexts(self, many: Sequence[TrackedInteraction]) -> dict[str, MessageContext]:
         """`context` of each, by id, from a few queries for all of them rather than several
         for each (Home renders every open interaction's buttons)."""
-        facts = await self._store.message_facts([t.id for t in many])
+        facts = await self.reads.facts([t.id for t in many])
         queued, messages, steps = facts.decisions, facts.messages, facts.steps
         granted = facts.allowances
         found: dict[str, MessageContext] = {}

@@ -33,6 +33,21 @@ async def test_a_burst_is_posted_once_each_at_the_allowed_pace_with_no_429(loop:
     assert rate >= 0.9 * RATE * 0.9, f"{rate:.1f} posts/s"  # not slower than needed
 
 
+async def test_a_burst_reuses_its_connections_to_slack(loop: Loop) -> None:
+    """Each Web API call on a connection of its own would cost real Slack a TLS handshake
+    per post; a burst goes over a few kept open."""
+    await _paced(loop)
+    for _ in range(BURST):
+        await loop.create("approval_request")
+    await wait_until(
+        lambda: len(set(loop.posted_ids())) == BURST, timeout=15, message="the burst posted"
+    )
+    posts = loop.slack.calls("chat.postMessage")
+    connections = {c.connection for c in posts}
+    assert "" not in connections
+    assert len(connections) <= 5, f"{len(posts)} posts over {len(connections)} connections"
+
+
 async def test_a_decision_goes_before_the_posts_still_waiting(loop: Loop) -> None:
     await _paced(loop)
     first = await loop.create("approval_request")

@@ -149,6 +149,13 @@ async def test_many_are_claimed_in_one_go_with_their_group_and_read_back_at_once
     assert await store.get_many([]) == {}
 
 
+async def test_which_of_many_step_groups_exist_is_one_answer(store: Store) -> None:
+    formed = [await store.claim_group(f"run_{n}", 1, "C1", "agt", NOW) for n in range(3)]
+    asked = [*formed, "run_9#1#C1", formed[0]]
+    assert await store.groups_among(asked) == set(formed)
+    assert await store.groups_among([]) == set()
+
+
 async def test_the_open_versions_a_poll_reads_are_found_without_a_search_per_interaction(
     tmp_path: Path,
 ) -> None:
