@@ -4,6 +4,7 @@ from bot.store.errors import StoreFileError, StoreLockedError, StoreOpenError
 from bot.store.records import dump_record as stored_form
 from bot.store.repository import Store
 from bot.store.rows import (
+    OpenDeadline,
     QueuedDecision,
     Snooze,
     StepGroup,
@@ -14,6 +15,7 @@ from bot.store.rows import (
 )
 
 __all__ = [
+    "OpenDeadline",
     "QueuedDecision",
     "Snooze",
     "StepGroup",

@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 import logging
 import math
+from datetime import datetime
 from typing import Any
 
-from bot.novo.models import NovoModel
+from pydantic import TypeAdapter, ValidationError
+
+from bot.novo.models import NovoModel, Timestamp
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,21 @@ def wire_record(model: NovoModel) -> Any:
 
 def load_record(text: str) -> Any:
     return json.loads(text)
+
+
+_EXPIRY: TypeAdapter[Timestamp | None] = TypeAdapter(Timestamp | None)
+
+
+def stored_expiry(text: str) -> datetime | None:
+    """The `expiresAt` of a stored record, read as the API model reads it, without
+    building the model; None where the record has none or none that reads as a time
+    (the model refuses such a record, so nothing counts down on it anyway)."""
+    try:
+        record = json.loads(text)
+        value = record.get("expiresAt") if isinstance(record, dict) else None
+        return _EXPIRY.validate_python(value)
+    except (ValueError, ValidationError):
+        return None
 
 
 def _storable(value: Any, depth: int) -> Any:

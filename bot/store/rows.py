@@ -98,6 +98,15 @@ class TrackedInteraction:
         return self.snapshot.is_pending and not self.gone
 
 
+@dataclass(frozen=True, slots=True)
+class OpenDeadline:
+    """An open, posted interaction as a countdown sees it (`Store.open_deadlines`)."""
+
+    id: str
+    channel: str
+    expires_at: datetime | None
+
+
 @dataclass(frozen=True)
 class QueuedDecision:
     """A decision taken in Slack, kept until Novo has acknowledged it."""

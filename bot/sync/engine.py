@@ -56,6 +56,7 @@ LIST_PAGE_SIZE = 100
 LIST_DEADLINE_SECONDS = 60.0  # a listing that takes longer counts as a failed poll
 LIST_MAX_PAGES = 200  # 20,000 pending: beyond that the server is looping, not listing
 FINALIZE_CONCURRENCY = 8  # re-reads of interactions that left the pending set, at once
+COMPARE_CHUNK = 500  # stored records compared with the listed ones, read at once
 # How far before the claim the crash-window search starts: clocks differ a little.
 CLAIM_MARGIN = timedelta(minutes=2)
 HOLD_BASE_SECONDS = 2.0
@@ -208,10 +209,14 @@ class SyncEngine:
                 matched[rid] = before
             else:
                 doubtful[rid] = raw
-        stored = await self._store.open_snapshots_of(doubtful) if doubtful else {}
-        for rid, (version, text) in stored.items():
-            if stored_form(doubtful[rid]) == text:
-                matched[rid] = (version, doubtful[rid])
+        # a chunk at a time: after a start every record is doubtful, and ten thousand
+        # stored texts with their rows, read at once, would stay in the process's peak
+        doubtful_ids = list(doubtful)
+        for start in range(0, len(doubtful_ids), COMPARE_CHUNK):
+            chunk = doubtful_ids[start : start + COMPARE_CHUNK]
+            for rid, (version, text) in (await self._store.open_snapshots_of(chunk)).items():
+                if stored_form(doubtful[rid]) == text:
+                    matched[rid] = (version, doubtful[rid])
         self._matched = matched  # only what is still listed and open is kept
         return set(matched)
 
@@ -228,8 +233,8 @@ class SyncEngine:
         now = self._clock()
         since, self._countdown_checked_at = self._countdown_checked_at, now
         following: list[datetime] = []
-        for tracked in await self._store.open_interactions():
-            expires = tracked.snapshot.expires_at
+        for open_ in await self._store.open_deadlines():
+            expires = open_.expires_at
             if expires is None:
                 continue
             if (change := next_deadline_change(expires, now)) is not None:
@@ -237,7 +242,7 @@ class SyncEngine:
             if since is None or relative_deadline(expires, since) != relative_deadline(
                 expires, now
             ):
-                self._publisher.refresh_soon(tracked.id, tracked.channel, urgent=False)
+                self._publisher.refresh_soon(open_.id, open_.channel, urgent=False)
         for tracked in await self._store.unposted():
             expires = tracked.snapshot.expires_at
             if expires is not None and (change := next_deadline_change(expires, now)):
@@ -253,7 +258,7 @@ class SyncEngine:
                 pager = self._novo.list_raw(status="pending", limit=LIST_PAGE_SIZE)
                 async for page in pager.pages():
                     pages += 1
-                    records.extend(page.data)
+                    records.extend(self._as_kept(page.data))
                     if pages >= self._list_max_pages and page.has_more:
                         raise ListingError(
                             f"the pending list went past {self._list_max_pages} pages;"
@@ -265,6 +270,19 @@ class SyncEngine:
                 f" ({pages} pages); this poll is abandoned"
             ) from None
         return records
+
+    def _as_kept(self, page: list[Any]) -> list[Any]:
+        """The page, each record equal to the one it matched last poll replaced by that
+        one, a page at a time: ten thousand records listed again hold the memory of one
+        copy, not two, and the comparison in `_unchanged` is one of identical values."""
+        kept = self._matched
+        if not kept:
+            return page
+        same: list[Any] = []
+        for raw in page:
+            before = kept.get(rid) if (rid := id_of(raw)) is not None else None
+            same.append(before[1] if before is not None and before[1] == raw else raw)
+        return same
 
     def _note_unreadable(self, records: list[UnreadableRecord], report: PollReport) -> None:
         for record in records:
