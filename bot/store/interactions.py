@@ -50,6 +50,13 @@ _OPEN_AND_SHOWN = (
     interactions.c.id.in_(select(messages.c.interaction_id).where(messages.c.state == "posted")),
 )
 """Open, and shown by at least one of its messages (see `open_snapshots`)."""
+_OPEN_POSTED = (
+    interactions.c.status == "pending",
+    interactions.c.gone.is_(False),
+    messages.c.state == "posted",
+)
+"""Open, and its primary message posted (`open_interactions`, `open_deadlines`)."""
+_OLDEST_FIRST = (interactions.c.created_at, interactions.c.id)
 
 
 class InteractionQueries(StoreBase):
@@ -269,12 +276,7 @@ class InteractionQueries(StoreBase):
     async def open_interactions(self) -> list[TrackedInteraction]:
         """Pending, not gone, and posted; oldest first. Records parsed before and unchanged
         since are reused, so only what changed is read in full and parsed."""
-        where = (
-            interactions.c.status == "pending",
-            interactions.c.gone.is_(False),
-            messages.c.state == "posted",
-        )
-        order = (interactions.c.created_at, interactions.c.id)
+        where, order = _OPEN_POSTED, _OLDEST_FIRST
         found: dict[str, TrackedInteraction | None] = {}
         for row in await self._all(STAMPED.where(*where).order_by(*order)):
             found[row["id"]] = self._kept(row)
@@ -291,12 +293,7 @@ class InteractionQueries(StoreBase):
         expiry, oldest first. Read a chunk at a time and never parsed into models: at
         ten thousand waiting, the full records would cost some 60 MB at once (the first
         look after a start reads them all)."""
-        where = (
-            interactions.c.status == "pending",
-            interactions.c.gone.is_(False),
-            messages.c.state == "posted",
-        )
-        order = (interactions.c.created_at, interactions.c.id)
+        where, order = _OPEN_POSTED, _OLDEST_FIRST
         ids = [
             str(row["id"])
             for row in await self._all(
