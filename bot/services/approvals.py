@@ -191,7 +191,7 @@ class ApprovalService:
             return await self._decisions.deliver(ballot.queued, snapshot)
         if ballot.closed:
             if snapshot is not None:
-                return await self._decisions.in_flight(interaction_id, snapshot)
+                return await self._decisions.not_queued(interaction_id, snapshot)
             return DecisionOutcome(OutcomeKind.IN_FLIGHT, Notice.ONE_ON_ITS_WAY)
         await self._publisher.refresh_soon_by_id(interaction_id)
         tally = Tally(len(ballot.standing), cast.quorum, counted=ballot.counted)

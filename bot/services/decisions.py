@@ -8,8 +8,10 @@ at delivery time (a slow `users.info` must not widen the window in which a
 crash loses an acknowledged click).
 Outages leave it queued and `deliver_due` retries it with backoff, so a
 click survives a Novo outage and a restart. One open decision per
-interaction (a unique index) makes double clicks and two people at once
-produce a single resolve.
+interaction (a unique index), and none once one was delivered or the
+interaction stopped waiting (checked again as the decision is queued, after
+the look-ups in Slack), make double clicks, two people at once and the same
+click reaching two replicas produce a single resolve.
 """
 
 from __future__ import annotations
@@ -174,15 +176,19 @@ class DecisionService:
             interaction_id, body, decision, lease, commit_by=commit_by
         )
         if queued is None:
-            return await self.in_flight(interaction_id, tracked.snapshot)
+            return await self.not_queued(interaction_id, tracked.snapshot)
         return queued, tracked.snapshot
 
     @staticmethod
     def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
         return not_decidable(tracked)
 
-    async def in_flight(self, interaction_id: str, snapshot: Interaction) -> DecisionOutcome:
-        """Someone else's decision on it is already on its way."""
+    async def not_queued(self, interaction_id: str, snapshot: Interaction) -> DecisionOutcome:
+        """Why a decision the checks let through was not queued: someone else's is on its
+        way, or the interaction stopped waiting while the checks ran (then how it ended)."""
+        ended = not_decidable(await self._store.get(interaction_id))
+        if ended is not None:
+            return ended
         other = await self._store.open_decision(interaction_id)
         by = other.decision.actor.user_id if other else None
         return DecisionOutcome(OutcomeKind.IN_FLIGHT, InFlight(by), snapshot)

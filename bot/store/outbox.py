@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy import ColumnElement, exists, func, literal, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
@@ -31,9 +31,10 @@ from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queued
-from bot.store.schema import decisions
+from bot.store.schema import decisions, interactions
 
 _queued = decisions.c.state == "queued"
+_earlier = decisions.alias("earlier")
 # Far beyond any backoff (60 s at most) plus a delivery lease (8 s) a decision is given.
 PLAN_HORIZON = timedelta(minutes=10)
 
@@ -65,6 +66,7 @@ class DecisionQueries(StoreBase):
         insert = self._queue(interaction_id, body, decision, lease_until)
 
         async def work(connection: AsyncConnection) -> QueuedDecision | None:
+            await self._lock_interactions(connection, [interaction_id])
             row = (await connection.execute(insert)).mappings().first()
             return queued(row) if row is not None else None
 
@@ -81,32 +83,61 @@ class DecisionQueries(StoreBase):
         lease_until: datetime,
         approvers: Sequence[Approval] = (),
     ) -> ReturningInsert[Any]:
-        """The insert that queues one decision, unless one is already open for it.
+        """The insert that queues one decision while the interaction still waits for one:
+        tracked, pending, not gone, with no decision open and none delivered.
 
+        The checks before it (who may decide) take a look-up in Slack, and another
+        decision may be delivered meanwhile; so the insert checks again, in the same
+        statement, under the interaction's lock (`_lock_interactions`).
         `approvers`: the approvals a quorum decision is sealed with."""
         self._falls_due("decisions", lease_until)  # should the attempt under way not finish
+        values: dict[str, object] = {
+            "interaction_id": interaction_id,
+            "body": dump_record(wire_record(body)),
+            "actor_id": decision.actor.user_id,
+            "actor_name": decision.actor.display_name,
+            "verb": decision.verb,
+            "note": decision.note,
+            "via": decision.via,
+            "reply_channel": decision.reply.channel if decision.reply else None,
+            "reply_ts": decision.reply.ts if decision.reply else None,
+            "state": "queued",
+            "attempts": 0,
+            "next_attempt_at": lease_until,
+            "approvers": dump_record(approvals_record(list(approvers))) if approvers else None,
+            "created_at": decision.at,
+            "updated_at": decision.at,
+        }
+        waiting = exists().where(
+            interactions.c.id == interaction_id,
+            interactions.c.status == "pending",
+            interactions.c.gone.is_(False),
+        )
+        delivered = exists().where(
+            _earlier.c.interaction_id == interaction_id, _earlier.c.state == "delivered"
+        )
+        row = select(*(literal(v, decisions.c[k].type) for k, v in values.items()))
         return (
             self._insert(decisions)
-            .values(
-                interaction_id=interaction_id,
-                body=dump_record(wire_record(body)),
-                actor_id=decision.actor.user_id,
-                actor_name=decision.actor.display_name,
-                verb=decision.verb,
-                note=decision.note,
-                via=decision.via,
-                reply_channel=decision.reply.channel if decision.reply else None,
-                reply_ts=decision.reply.ts if decision.reply else None,
-                state="queued",
-                attempts=0,
-                next_attempt_at=lease_until,
-                approvers=dump_record(approvals_record(list(approvers))) if approvers else None,
-                created_at=decision.at,
-                updated_at=decision.at,
-            )
+            .from_select(list(values), row.where(waiting, ~delivered))
             .on_conflict_do_nothing()
             .returning(*decisions.c)
         )
+
+    async def _lock_interactions(self, connection: AsyncConnection, ids: Sequence[str]) -> None:
+        """Lock the interactions' rows until the transaction ends (PostgreSQL; SQLite has
+        one writer anyway), so queueing a decision and closing a delivered one, or two
+        votes, take their turns. Sorted, so two transactions never wait on each other."""
+        if self.engine_name != "postgresql":
+            return
+        ordered = sorted(set(ids))
+        for start in range(0, len(ordered), ID_CHUNK):
+            await connection.execute(
+                select(interactions.c.id)
+                .where(interactions.c.id.in_(ordered[start : start + ID_CHUNK]))
+                .order_by(interactions.c.id)
+                .with_for_update()
+            )
 
     async def enqueue_decisions(
         self,
@@ -120,6 +151,7 @@ class DecisionQueries(StoreBase):
         each that already has an open decision."""
 
         async def work(connection: AsyncConnection) -> list[QueuedDecision | None]:
+            await self._lock_interactions(connection, [item[0] for item in items])
             kept: list[QueuedDecision | None] = []
             for interaction_id, body, decision in items:
                 statement = self._queue(interaction_id, body, decision, lease_until)
@@ -232,20 +264,27 @@ class DecisionQueries(StoreBase):
     async def finish_decision(
         self, decision_id: int, state: DecisionState, now: datetime, error: str | None = None
     ) -> bool:
-        """Close a queued decision; False when someone else closed it first."""
-        return (
-            await self._write(
-                update(decisions)
-                .where(decisions.c.id == decision_id, _queued)
-                .values(
-                    state=state,
-                    last_error=error,
-                    attempts=decisions.c.attempts + 1,
-                    updated_at=now,
-                )
+        """Close a queued decision; False when someone else closed it first.
+
+        Under its interaction's lock: a decision being queued meanwhile sees this one
+        either still open or already delivered, never neither."""
+        close = (
+            update(decisions)
+            .where(decisions.c.id == decision_id, _queued)
+            .values(
+                state=state, last_error=error, attempts=decisions.c.attempts + 1, updated_at=now
             )
-            == 1
         )
+        owner = select(decisions.c.interaction_id).where(decisions.c.id == decision_id)
+
+        async def work(connection: AsyncConnection) -> bool:
+            interaction_id = (await connection.execute(owner)).scalar()
+            if interaction_id is None:
+                return False
+            await self._lock_interactions(connection, [interaction_id])
+            return int((await connection.execute(close)).rowcount) == 1
+
+        return await self._transaction(work)
 
     async def retry_decision_later(
         self, decision_id: int, next_attempt_at: datetime, error: str, now: datetime

@@ -22,7 +22,7 @@ from bot.domain import Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
 from bot.store.outbox import DecisionQueries
 from bot.store.rows import QueuedDecision, Vote, queued, vote
-from bot.store.schema import interactions, votes
+from bot.store.schema import votes
 
 T = TypeVar("T")
 
@@ -99,16 +99,9 @@ class VoteQueries(DecisionQueries):
         ids = sorted({r.interaction_id for r in requests})
         if not ids:
             return []
-        if self.engine_name == "postgresql":
-            # One vote at a time per interaction (SQLite has one writer anyway): two votes
-            # locking each other's rows in turn would deadlock. Sorted, so no cycle.
-            for chunk in _chunks(ids):
-                await connection.execute(
-                    select(interactions.c.id)
-                    .where(interactions.c.id.in_(chunk))
-                    .order_by(interactions.c.id)
-                    .with_for_update()
-                )
+        # one vote at a time per interaction: two votes locking each other's rows in turn
+        # would deadlock
+        await self._lock_interactions(connection, ids)
         for request in requests:
             for user_id, why in request.drop.items():
                 await connection.execute(

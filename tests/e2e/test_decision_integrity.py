@@ -365,3 +365,33 @@ async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
     record = await loop.api_get_final(interaction_id)
     assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper)"
     assert len(await loop.resolve_calls(interaction_id)) == 1
+
+
+async def test_a_click_checked_while_another_is_delivered_is_not_sent_a_second_time(
+    loop: Loop,
+) -> None:
+    """The same approval reaching two replicas, or two people: the second click's look-up
+    in Slack outlasts the first one's delivery, and must not queue a decision of its own."""
+    earlier = await loop.create("approval_request")  # Slack has told the bridge who Ada is
+    await _approve(loop, "U0ADA", await loop.posted(earlier["id"]))
+    await loop.api_get_final(earlier["id"])
+    created = await loop.create("approval_request")
+    interaction_id, ts = created["id"], await loop.posted(created["id"])
+    await loop.fault(latencyMs=400, routes="resolve")  # Ada's decision takes a while to land
+    await _approve(loop, "U0ADA", ts)  # acked: queued, its delivery under way
+    loop.slack.delay_method("users.info", 1.2)  # Grace's check ends after it landed
+    await _approve(loop, "U0GRACE", ts)
+    loop.slack.delay_method("users.info", 0)
+    record = await loop.api_get_final(interaction_id)
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
+
+    async def grace_answered() -> bool:  # told, or her decision went out too
+        return bool(_told_texts(loop, "U0GRACE")) or len(await resolves()) > 1
+
+    async def resolves() -> list[dict[str, Any]]:
+        return await loop.resolve_calls(interaction_id)
+
+    await wait_until(grace_answered, message="Grace's click answered")
+    assert len(await resolves()) == 1, "the same approval was sent to Novo twice"
+    assert _told_texts(loop, "U0GRACE") == ["It was already approved by <@U0ADA>."]
+    await loop.shows(ts, "Approved")

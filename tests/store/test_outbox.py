@@ -24,11 +24,49 @@ async def test_one_open_decision_per_interaction(store: Store, peer: Store) -> N
     winner = first or second
     assert winner is not None and winner.state == "queued" and winner.next_attempt_at == LEASE
     assert await store.open_decision("int_1") == winner
-    assert await store.finish_decision(winner.id, "delivered", NOW)
+    assert await store.finish_decision(winner.id, "rejected", NOW, "400")
     assert not await peer.finish_decision(winner.id, "conflict", NOW)
     third = await store.enqueue_decision("int_1", *decision("U2"), LEASE)
-    assert third is not None and third.id > winner.id  # a closed one no longer blocks
+    assert third is not None and third.id > winner.id  # a refused answer may be corrected
     assert await store.queued_count() == 1
+
+
+async def test_no_decision_is_queued_once_one_was_delivered(store: Store) -> None:
+    """A decision checked while another was being delivered must not be sent again."""
+    await store.claim_for_posting(interaction(), "C1", NOW)
+    first = await store.enqueue_decision("int_1", *decision("U1"), LEASE)
+    assert first is not None
+    assert await store.finish_decision(first.id, "delivered", NOW)  # Novo's re-read was lost
+    assert await store.enqueue_decision("int_1", *decision("U2"), LEASE) is None
+    assert await store.enqueue_decisions([("int_1", *decision("U2"))], LEASE) == [None]
+    assert await store.queued_count() == 0
+
+
+async def test_no_decision_is_queued_on_an_interaction_no_longer_waiting(store: Store) -> None:
+    for id_ in ("int_1", "int_2", "int_3"):
+        await store.claim_for_posting(interaction(id_), "C1", NOW)
+    await store.update_snapshot(interaction("int_1", status="resolved"), NOW)
+    await store.update_snapshot(interaction("int_2", status="cancelled"), NOW)
+    await store.mark_gone("int_3", NOW)
+    for id_ in ("int_1", "int_2", "int_3"):
+        assert await store.enqueue_decision(id_, *decision("U1", id_), LEASE) is None
+    assert await store.queued_count() == 0
+
+
+async def test_a_decision_raced_by_the_delivery_of_another_is_never_queued(
+    store: Store, peer: Store
+) -> None:
+    """While one replica closes a delivered decision another queues one: never both."""
+    for round_ in range(12):
+        id_ = f"int_{round_}"
+        await store.claim_for_posting(interaction(id_), "C1", NOW)
+        first = await store.enqueue_decision(id_, *decision("U1", id_), LEASE)
+        assert first is not None
+        _, late = await asyncio.gather(
+            store.finish_decision(first.id, "delivered", NOW),
+            peer.enqueue_decision(id_, *decision("U2", id_), LEASE),
+        )
+        assert late is None, f"round {round_}: a second decision was queued"
 
 
 async def test_many_decisions_in_one_go_skip_those_already_open(store: Store) -> None:

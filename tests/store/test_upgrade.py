@@ -72,8 +72,8 @@ async def _expect_legacy_content(store: Store) -> None:
     assert [d.interaction_id for d in await store.due_decisions(NOW + timedelta(minutes=3))] == [
         "int_posted"
     ]
-    # and it goes on working: new decisions get new ids
-    await store.finish_decision(queued.id, "delivered", NOW)
+    # and it goes on working: new decisions get new ids (after Novo refused the first)
+    await store.finish_decision(queued.id, "rejected", NOW, "400")
     again = await store.enqueue_decision("int_posted", queued.body, queued.decision, NOW)
     assert again is not None and again.id > queued.id
 
@@ -153,7 +153,7 @@ async def test_postgres_rows_written_at_0001_move_to_messages(postgres: Database
         queued = await store.open_decision("int_1")
         assert queued is not None and queued.id == 41
         assert queued.next_attempt_at == NOW + timedelta(minutes=3)
-        await store.finish_decision(41, "delivered", NOW)
+        await store.finish_decision(41, "rejected", NOW, "400")
         body, decision = queued.body, queued.decision
         assert (await store.enqueue_decision("int_1", body, decision, NOW)) is not None
     finally:
