@@ -117,7 +117,7 @@ async def list_interactions(request: web.Request) -> web.Response:
         cursor = None
         next_cursor: str | None = f"endless-{control.endless_pages}"
     page = request.app[STATE].list_page(where, limit=_limit(request), cursor=cursor)
-    data: list[Any] = [item.to_wire() for item in page.data]
+    data: list[Any] = list(page.data)
     if cursor is None:
         data.extend(control.raw_records)
     if not control.faults.endless_cursors:

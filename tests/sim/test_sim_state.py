@@ -39,7 +39,7 @@ def test_create_fills_ids_and_the_park_window(state: SimState) -> None:
 
 def test_same_instant_lists_in_creation_order(state: SimState) -> None:
     created = [state.create(spec()).id for _ in range(30)]
-    assert [i.id for i in state.list_page(limit=100).data] == created
+    assert [i["id"] for i in state.list_page(limit=100).data] == created
 
 
 def test_cursor_is_a_position_not_an_offset(state: SimState, advance: Advance) -> None:
@@ -49,11 +49,11 @@ def test_cursor_is_a_position_not_an_offset(state: SimState, advance: Advance) -
         advance(1)
     pending = ListFilter(status="pending")
     first = state.list_page(pending, limit=2)
-    assert [i.id for i in first.data] == ids[:2] and first.next_cursor
+    assert [i["id"] for i in first.data] == ids[:2] and first.next_cursor
     state.resolve(ids[0], approve(ids[0]))
     state.resolve(ids[2], approve(ids[2]))
     second = state.list_page(pending, limit=2, cursor=first.next_cursor)
-    assert [i.id for i in second.data] == ids[3:5]
+    assert [i["id"] for i in second.data] == ids[3:5]
     assert (second.has_more, second.next_cursor) == (False, None)
 
 
