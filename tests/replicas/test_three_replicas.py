@@ -251,3 +251,37 @@ def _first_options(replica: Replica, view_id: str) -> dict[str, Any]:
         for block in view.blocks
         if block.get("type") == "input" and "options" in block["element"]
     }
+
+
+async def test_the_same_click_at_two_replicas_is_resolved_once_however_slow_slack_is(
+    replicas: Replicas,
+) -> None:
+    """Slack delivers a click to one replica and a retry of it to another, whose look-up
+    of the decider outlasts the first one's delivery: Novo still hears of it once."""
+    world = replicas.world
+    first, second = replicas.members[0], replicas.members[1]
+    earlier = await _create(world)  # the first replica knows Ada from an earlier decision
+    ts = await wait_until(lambda: _ts_of(world, earlier), message="the earlier one posted")
+    await first.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    await _all_resolved(world, [earlier], DELIVERY_DEADLINE)
+
+    asked = await _create(world)
+    ts = await wait_until(lambda: _ts_of(world, asked), message="posted")
+    await world.fault(routes="resolve", latencyMs=400)  # the first delivery takes a while
+    response = await first.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    assert response.status_code == 200
+    world.slack.delay_method("users.info", 1.2)  # the second replica has to ask who Ada is
+    response = await second.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    assert response.status_code == 200
+    world.slack.delay_method("users.info", 0)
+    await _all_resolved(world, [asked], DELIVERY_DEADLINE)
+
+    async def second_answered() -> bool:  # told, or its own decision went out too
+        told = [e.text for e in world.slack.ephemerals("U0ADA")]
+        return bool(told) or _resolves(await world.sim_log(), asked, 200) > 1
+
+    await wait_until(second_answered, message="the second replica answered")
+    await _resolved_once_allowed(world, [asked])
+    assert [e.text for e in world.slack.ephemerals("U0ADA")] == [
+        "It was already approved by <@U0ADA>."
+    ]
