@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, exists, func, literal, or_, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
 
@@ -57,7 +56,8 @@ class DecisionQueries(StoreBase):
         *,
         commit_by: float | None = None,
     ) -> QueuedDecision | None:
-        """Keep a decision durably before it is sent; None when another one is already open.
+        """Keep a decision durably before it is sent; None when the interaction no longer
+        waits for one (see `_queue`), or is not tracked at all.
 
         `lease_until` keeps the redelivery job off it while the first attempt
         is under way; after a crash the job picks it up once the lease ends.
@@ -70,10 +70,7 @@ class DecisionQueries(StoreBase):
             row = (await connection.execute(insert)).mappings().first()
             return queued(row) if row is not None else None
 
-        try:
-            return await self._transaction(work, commit_by=commit_by)
-        except IntegrityError:  # not a tracked interaction
-            return None
+        return await self._transaction(work, commit_by=commit_by)
 
     def _queue(
         self,

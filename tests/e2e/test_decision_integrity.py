@@ -385,11 +385,11 @@ async def test_a_click_checked_while_another_is_delivered_is_not_sent_a_second_t
     record = await loop.api_get_final(interaction_id)
     assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"
 
-    async def grace_answered() -> bool:  # told, or her decision went out too
-        return bool(_told_texts(loop, "U0GRACE")) or len(await resolves()) > 1
-
     async def resolves() -> list[dict[str, Any]]:
         return await loop.resolve_calls(interaction_id)
+
+    async def grace_answered() -> bool:  # told, or her decision went out too
+        return bool(_told_texts(loop, "U0GRACE")) or len(await resolves()) > 1
 
     await wait_until(grace_answered, message="Grace's click answered")
     assert len(await resolves()) == 1, "the same approval was sent to Novo twice"
