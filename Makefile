@@ -23,11 +23,17 @@ playground: $(STAMP)  ## the demo with a page to click in (http://127.0.0.1:8700
 screenshots: $(STAMP)  ## docs/screenshots/*.png, made by the page in headless Chromium
 	$(BIN)/python -m bot.demo.screenshots
 
-test: $(STAMP)  ## the whole suite (three workers: most tests wait on loopback servers, so a third keeps both cores busy), then the type and lint checks
-	$(BIN)/pytest -n 3
-	$(BIN)/mypy
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+# The whole suite (three workers: most tests wait on loopback servers, so a third keeps both
+# cores busy), then the type and lint checks. Every check runs whatever the others said, a
+# summary names each, and the target fails if any failed.
+test: $(STAMP)  ## pytest, mypy --strict, ruff check and ruff format --check; fails if any failed
+	@failed=""; \
+	$(BIN)/pytest -n 3 --durations=15 $(PYTEST_ARGS) || failed="$$failed pytest"; \
+	$(BIN)/mypy || failed="$$failed mypy"; \
+	$(BIN)/ruff check . || failed="$$failed ruff-check"; \
+	$(BIN)/ruff format --check . || failed="$$failed ruff-format"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
+	echo "make test: pytest, mypy, ruff check and ruff format all passed"
 
 sim: $(STAMP)
 	$(BIN)/novo-slack sim --port 8787 $(ARGS)
@@ -50,6 +56,9 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.redaction
 	$(BIN)/python -m bench.big_group
 	$(BIN)/python -m bench.home
+	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.approve_all
+	$(BIN)/python -m bench.render
 
 # The container image. BASE_IMAGE defaults to a Debian bookworm + Python 3.11 base made
 # here from Debian's packages (`make base-image`), for hosts that reach no registry; with

@@ -32,9 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
-from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.harness import (
     API_KEY,
@@ -49,11 +47,10 @@ from bot.demo.stack import Person, ServersConfig, bridge_environment, local_serv
 from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
 from bot.sim.server import SimServer
+from tests.postgres import DATABASE_URL_ENV, SERVER_URL, admin
 from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
-DATABASE_URL_ENV = "NOVO_SLACK_TEST_DATABASE_URL"
 DEFAULT_SAMPLES = 8
 DEFAULT_POLL_SECONDS = 1.0
 DEFAULT_SEED = 1
@@ -203,39 +200,24 @@ async def loopback() -> AsyncIterator[Loopback]:
 
 
 def server_url() -> str:
-    return os.environ.get(DATABASE_URL_ENV, DEFAULT_DATABASE_URL)
-
-
-async def _admin(url: str, *statements: str) -> None:
-    """CREATE/DROP DATABASE refuse to run inside a transaction: autocommit."""
-    engine = create_async_engine(
-        make_url(url).set(drivername="postgresql+asyncpg"),
-        isolation_level="AUTOCOMMIT",
-        connect_args={"timeout": 5},
-    )
-    try:
-        async with engine.connect() as connection:
-            for statement in statements:
-                await connection.execute(text(statement))
-    finally:
-        await engine.dispose()
+    return os.environ.get(DATABASE_URL_ENV, SERVER_URL)
 
 
 @asynccontextmanager
 async def fresh_database(url: str) -> AsyncIterator[str]:
     """A new empty database on the server `url` names, dropped on exit; yields its URL."""
     name = f"bench_{secrets.token_hex(6)}"
-    await _admin(url, f'CREATE DATABASE "{name}"')
+    await admin(url, f'CREATE DATABASE "{name}"')
     try:
         yield make_url(url).set(database=name).render_as_string(hide_password=False)
     finally:
-        await _admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 async def postgres_or_reason(url: str) -> str | None:
     """None when the server answers; else why not, in one line."""
     try:
-        await _admin(url, "SELECT 1")
+        await admin(url, "SELECT 1")
     except Exception as exc:
         shown = make_url(url).render_as_string(hide_password=True)
         return f"PostgreSQL not reachable at {shown}: {type(exc).__name__}: {exc}"

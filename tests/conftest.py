@@ -1,13 +1,41 @@
-"""Options shared by the whole suite.
+"""Options and set-up shared by the whole suite.
 
 ``--update-golden`` rewrites every golden file from what the code renders now,
 so an intended change in what people see is one command, reviewed with
 ``git diff`` before it is committed.
+
+A run makes the suite's own PostgreSQL database at its start and drops it (with every
+database its tests left) at its end (`tests/postgres.py`); with pytest-xdist only the
+controller does, before any worker starts and after all have finished.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+
+from tests.postgres import create_suite_database, drop_suite_database
+
+
+def _controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _controller(session.config):
+        try:
+            asyncio.run(create_suite_database())
+        except Exception as exc:  # out of reach: each PostgreSQL test skips or fails, saying why
+            print(f"the suite's PostgreSQL database was not made: {type(exc).__name__}: {exc}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _controller(session.config):
+        try:
+            asyncio.run(drop_suite_database())
+        except Exception as exc:
+            print(f"the suite's PostgreSQL database was not dropped: {type(exc).__name__}: {exc}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -10,67 +10,23 @@ reach skips these tests with the reason, unless `CI=true` or
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import pytest
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import _LISTENING, SIGNING_SECRET, Bridge, World, world
-from tests.store.conftest import PG_URL, _asyncpg_url, postgres_required
+from tests.postgres import fresh_database
 
-__all__ = ["world"]  # the lifecycle harness's fixture, offered to these tests too
+__all__ = ["fresh_database", "world"]  # the lifecycle harness's fixture, offered to these tests too
 
 POLL_SECONDS = 0.2
 START_WITHIN_SECONDS = 30.0
 TAKEOVER = "this process now polls Novo"
 USERS = (("U0ADA", "ada", "Ada Lovelace"), ("U0GRACE", "grace", "Grace Hopper"))
-
-
-async def _admin(statements: list[str]) -> None:
-    """Run statements outside a transaction (CREATE/DROP DATABASE refuse to run in one)."""
-    engine = create_async_engine(
-        _asyncpg_url(), isolation_level="AUTOCOMMIT", connect_args={"timeout": 5}
-    )
-    try:
-        async with engine.connect() as connection:
-            for statement in statements:
-                await connection.execute(text(statement))
-    finally:
-        await engine.dispose()
-
-
-@asynccontextmanager
-async def fresh_database() -> AsyncIterator[str]:
-    """A fresh, empty database, dropped afterwards; its URL is what `NOVO_SLACK_DB` gets."""
-    name = f"rep_{secrets.token_hex(6)}"
-    try:
-        await _admin([f'CREATE DATABASE "{name}"'])
-    except Exception as exc:
-        shown = make_url(PG_URL).render_as_string(hide_password=True)
-        reason = f"PostgreSQL not reachable at {shown}: {type(exc).__name__}: {exc}"
-        if postgres_required():
-            pytest.fail(reason)
-        print(f"skipped: {reason}")
-        pytest.skip(reason)
-    try:
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        # a replica killed with SIGKILL leaves its sessions behind until the server notices
-        await _admin(
-            [
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                f" WHERE datname = '{name}' AND pid <> pg_backend_pid()",
-                f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-            ]
-        )
 
 
 @pytest.fixture

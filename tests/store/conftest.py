@@ -1,15 +1,14 @@
 """Every contract test runs on both engines: a SQLite file, and a real PostgreSQL.
 
-PostgreSQL comes from `NOVO_SLACK_TEST_DATABASE_URL` (default: trust auth on
-127.0.0.1). Each test gets a schema of its own, pinned with `Store.open(…,
-schema=…)` and dropped afterwards. When the server can't be reached the
+PostgreSQL is the suite's own database (`tests/postgres.py`). Each test gets
+a schema of its own, pinned with `Store.open(…, schema=…)` and dropped
+afterwards. When the server can't be reached the
 PostgreSQL half is skipped with the reason, unless `CI=true` or
 `NOVO_SLACK_REQUIRE_POSTGRES=1`, where that is a failure.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -17,16 +16,12 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.store import Store
+from tests.postgres import PG_URL, asyncpg_url, postgres_required, unreachable
 
-PG_URL = os.environ.get("NOVO_SLACK_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def postgres_required() -> bool:
-    return os.environ.get("CI") == "true" or os.environ.get("NOVO_SLACK_REQUIRE_POSTGRES") == "1"
+__all__ = ["PG_URL", "postgres_required"]  # where the store tests' PostgreSQL is, for others
 
 
 @dataclass(frozen=True)
@@ -41,30 +36,22 @@ class Database:
         return await Store.open(self.target, schema=self.schema)
 
 
-def _asyncpg_url() -> str:
-    return make_url(PG_URL).set(drivername="postgresql+asyncpg").render_as_string(False)
-
-
 async def _create_schema() -> str:
     """A fresh schema; skips (or fails, when PostgreSQL is required) if the server is away."""
     schema = f"t_{secrets.token_hex(6)}"
-    engine = create_async_engine(_asyncpg_url(), connect_args={"timeout": 5})
+    engine = create_async_engine(asyncpg_url(), connect_args={"timeout": 5})
     try:
         async with engine.begin() as connection:
             await connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     except Exception as exc:
-        shown = make_url(PG_URL).render_as_string(hide_password=True)
-        reason = f"PostgreSQL not reachable at {shown}: {type(exc).__name__}: {exc}"
-        if postgres_required():
-            pytest.fail(reason)
-        pytest.skip(reason)
+        unreachable(exc)
     finally:
         await engine.dispose()
     return schema
 
 
 async def _drop_schema(schema: str) -> None:
-    engine = create_async_engine(_asyncpg_url())
+    engine = create_async_engine(asyncpg_url())
     try:
         async with engine.begin() as connection:
             await connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
@@ -121,10 +108,14 @@ async def peer(db: Database, store: Store) -> AsyncIterator[Store]:
 
 async def advisory_waiters() -> int:
     """How many sessions wait on an advisory lock right now (the guard, on PostgreSQL)."""
-    engine = create_async_engine(_asyncpg_url())
+    engine = create_async_engine(asyncpg_url())
     try:
         async with engine.connect() as connection:
-            query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            # this database's alone: another checkout's suite may be waiting on its own
+            query = (
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
             return int((await connection.execute(text(query))).scalar_one())
     finally:
         await engine.dispose()
