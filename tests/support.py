@@ -1,21 +1,56 @@
 """What every test shares: waiting on a condition with a deadline (the only way tests wait
-for anything) and the one clock tests move by hand."""
+for anything) and the one clock tests move by hand.
+
+Every deadline here is a bound on a condition, never the thing under test: a quiet machine
+meets it in a small fraction of the time, and `NOVO_SLACK_TEST_TIME_SCALE` (a factor,
+default 1) stretches all of them at once for a machine slower or busier than the ones the
+suite is run on here.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.clock import utc_now
 
 T = TypeVar("T")
 
+CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT_ID = hashlib.sha256(str(CHECKOUT).encode()).hexdigest()[:8]
+"""Names what the suite makes outside its temporary folders (its PostgreSQL database, its
+image tag), so that two checkouts on one machine never meet."""
+
+TIME_SCALE_ENV = "NOVO_SLACK_TEST_TIME_SCALE"
 DEFAULT_TIMEOUT = 20.0
+"""Seconds a wait gives its condition unless told otherwise (before scaling): about twenty
+times what the slowest condition waited on needs on a quiet machine of this kind."""
 POLL_INTERVAL = 0.02
+
+
+def time_scale() -> float:
+    """The factor every test deadline is multiplied by: `NOVO_SLACK_TEST_TIME_SCALE`, at
+    least 1 (a deadline is never tightened), 1 when unset."""
+    raw = os.environ.get(TIME_SCALE_ENV, "").strip()
+    if not raw:
+        return 1.0
+    try:
+        factor = float(raw)
+    except ValueError:
+        raise ValueError(f"{TIME_SCALE_ENV} must be a number, not {raw!r}") from None
+    return max(factor, 1.0)
+
+
+def scaled(seconds: float) -> float:
+    """`seconds` as a deadline on this machine: stretched by `time_scale()`."""
+    return seconds * time_scale()
 
 
 class DeadlinePassed(AssertionError, TimeoutError):
@@ -29,7 +64,8 @@ async def wait_until(
     message: str = "condition",
 ) -> Any:
     """Call `probe` (sync or async) until it returns something truthy, and return that; raise
-    `DeadlinePassed` naming `message` at the deadline."""
+    `DeadlinePassed` naming `message` at the deadline (`timeout`, scaled)."""
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     last: Any = None
     while True:
@@ -44,10 +80,10 @@ async def wait_until(
         await asyncio.sleep(POLL_INTERVAL)
 
 
-async def bounded(awaitable: Awaitable[T], seconds: float) -> T:
-    """Await with a deadline. `asyncio.wait_for` on Python 3.11 can swallow a
-    cancellation that races its timeout; an `asyncio.timeout` block cannot."""
-    async with asyncio.timeout(seconds):
+async def bounded(awaitable: Awaitable[T], seconds: float = DEFAULT_TIMEOUT) -> T:
+    """Await with a deadline (`seconds`, scaled). `asyncio.wait_for` on Python 3.11 can
+    swallow a cancellation that races its timeout; an `asyncio.timeout` block cannot."""
+    async with asyncio.timeout(scaled(seconds)):
         return await awaitable
 
 

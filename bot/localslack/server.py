@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from types import TracebackType
@@ -82,6 +83,8 @@ class LocalSlack:
         self._faults = Faults(clock)
         self._calls: list[RecordedCall] = []
         self._waiters: set[asyncio.Event] = set()
+        self._in_flight: Counter[str] = Counter()
+        self._peak_in_flight: Counter[str] = Counter()
         self._runner: web.AppRunner | None = None
 
     @property
@@ -277,6 +280,12 @@ class LocalSlack:
 
     def clear_calls(self) -> None:
         self._calls.clear()
+        self._peak_in_flight.clear()
+
+    def peak_in_flight(self, method: str) -> int:
+        """The most calls of `method` this server was answering at one moment: with a delay
+        set, calls made one after another never overlap, calls made together all do."""
+        return self._peak_in_flight[method]
 
     async def wait_for_call(
         self,
@@ -370,8 +379,18 @@ class LocalSlack:
 
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
-        args: dict[str, Any] = {}
         answer = partial(self._answer, connection=_connection_of(request))
+        self._in_flight[method] += 1
+        self._peak_in_flight[method] = max(self._peak_in_flight[method], self._in_flight[method])
+        try:
+            return await self._answer_api(request, method, answer)
+        finally:
+            self._in_flight[method] -= 1
+
+    async def _answer_api(
+        self, request: web.Request, method: str, answer: Callable[..., web.Response]
+    ) -> web.Response:
+        args: dict[str, Any] = {}
         delay = self._faults.delay_of(method)
         if delay:
             await asyncio.sleep(delay)

@@ -47,6 +47,7 @@ class SimControl:
     raw_records: list[Any] = field(default_factory=list)
     raw_by_id: dict[str, Any] = field(default_factory=dict)  # answered by GET only
     endless_pages: int = 0  # pages served by the endless-cursor fault so far
+    in_flight: int = 0  # public requests received and not yet answered
 
     def replace_faults(self, faults: FaultSpec) -> None:
         """New faults; requests held by a `hang` fault are let go."""

@@ -71,18 +71,26 @@ def _error(status: int, type_: str, message: str, **headers: str) -> web.Respons
 
 @web.middleware
 async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Log every public request, faulted and refused ones included, in the order received."""
+    """Log every public request, faulted and refused ones included, in the order received,
+    with how many others were unanswered when it came (`alongside`: requests sent together
+    overlap, requests sent one after another, each awaited, never do)."""
     if not request.path.startswith(PUBLIC_PREFIX):
         return await handler(request)
+    control = request.app[CONTROL]
     entry: dict[str, Any] = {
         "method": request.method,
         "path": request.path,
         "query": dict(request.query),
         "status": None,
         "at": format_timestamp(request.app[STATE].now()),
+        "alongside": control.in_flight,
     }
-    request.app[CONTROL].requests.append(entry)
-    response = await handler(request)
+    control.requests.append(entry)
+    control.in_flight += 1
+    try:
+        response = await handler(request)
+    finally:
+        control.in_flight -= 1
     entry["status"] = response.status
     return response
 

@@ -31,7 +31,7 @@ from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import Store, TrackedInteraction
 from bot.tls import trust_store
-from tests.support import FakeClock, wait_until
+from tests.support import DEFAULT_TIMEOUT, FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
 API_KEY = "novo-e2e-key"
@@ -68,7 +68,9 @@ class Loop:
         result: dict[str, Any] = response.json()
         return result
 
-    async def api_get_final(self, interaction_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    async def api_get_final(
+        self, interaction_id: str, timeout: float = DEFAULT_TIMEOUT
+    ) -> dict[str, Any]:
         """The API record once it has left `pending`."""
 
         async def probe() -> dict[str, Any] | None:
@@ -91,7 +93,7 @@ class Loop:
         assert self.bridge.services is not None
         return await self.bridge.services.store.get(interaction_id)
 
-    async def posted(self, interaction_id: str, timeout: float = 10.0) -> str:
+    async def posted(self, interaction_id: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         """Wait until the bridge has posted the interaction; returns the message ts."""
 
         async def probe() -> str | None:
@@ -137,7 +139,7 @@ class Loop:
         )
         return view
 
-    async def shows(self, ts: str, *needles: str, timeout: float = 10.0) -> str:
+    async def shows(self, ts: str, *needles: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         def probe() -> str | None:
             text = self.message_text(ts)
             return text if all(n in text for n in needles) else None
@@ -210,7 +212,7 @@ class Loop:
                 return message.ts
         return None
 
-    async def shown(self, interaction_id: str, timeout: float = 10.0) -> str:
+    async def shown(self, interaction_id: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         """Wait until Slack shows a message for the interaction; returns its ts."""
         ts: str = await wait_until(
             lambda: self.slack_ts_of(interaction_id),

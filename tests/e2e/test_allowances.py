@@ -78,7 +78,7 @@ async def _reported(loop: Loop, ts: str, *needles: str) -> str:
                 return reply.text
         return None
 
-    found: str = await wait_until(probe, timeout=10, message=f"a reply in {ts} with {needles}")
+    found: str = await wait_until(probe, message=f"a reply in {ts} with {needles}")
     return found
 
 
@@ -199,7 +199,7 @@ async def test_a_restart_does_not_apply_one_use_twice(loop: Loop) -> None:
         events = await _audit(loop, "allowance_used")
         return any(e.interaction_id == later for e in events)
 
-    await wait_until(used, timeout=10, message="the use recorded")
+    await wait_until(used, message="the use recorded")
     await loop.restart()
     await loop.fault()
     await _approved_without_a_message(loop, later)

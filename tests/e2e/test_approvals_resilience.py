@@ -147,7 +147,7 @@ async def test_decision_during_a_novo_outage_lands_once_when_it_is_back(loop: Lo
         record = await loop.api_get(created["id"])
         return record if record["status"] == "resolved" else None
 
-    record = await wait_until(delivered, timeout=15, message="the kept decision delivered")
+    record = await wait_until(delivered, message="the kept decision delivered")
     await wait_until(
         lambda: "Novo is unreachable" not in loop.message_text(ts), message="queued note gone"
     )
@@ -176,7 +176,7 @@ async def test_a_clock_stepped_back_an_hour_does_not_hold_a_queued_decision(loop
         record = await loop.api_get(created["id"])
         return record if record["status"] == "resolved" else None
 
-    record = await wait_until(delivered, timeout=10, message="the kept decision delivered")
+    record = await wait_until(delivered, message="the kept decision delivered")
     assert record["decision"] == "allow"
     successful = [r for r in await loop.resolve_calls(created["id"]) if r["status"] == 200]
     assert len(successful) == 1
@@ -185,7 +185,7 @@ async def test_a_clock_stepped_back_an_hour_does_not_hold_a_queued_decision(loop
 async def test_slack_rate_limit_delays_but_loses_no_message(loop: Loop) -> None:
     loop.slack.rate_limit_post_message(CHANNEL, count=2, retry_after=1)
     created = await loop.create("approval_request")
-    await loop.posted(created["id"], timeout=15)
+    await loop.posted(created["id"])
     limited = [c for c in loop.slack.calls("chat.postMessage") if c.status == 429]
     assert len(limited) == 2
     assert loop.posted_ids() == [created["id"]]

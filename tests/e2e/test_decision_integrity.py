@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
 from tests.e2e.conftest import CHANNEL, Loop, open_loop
-from tests.replicas.conftest import fresh_database
-from tests.support import wait_until
+from tests.postgres import fresh_database
+from tests.support import DEFAULT_TIMEOUT, bounded, wait_until
 
 QUORUM_OF_TWO = """
 rules:
@@ -76,7 +75,7 @@ def _told_texts(loop: Loop, user: str) -> list[str]:
     return [e.text for e in loop.slack.ephemerals(user)]
 
 
-async def _told(loop: Loop, user: str, needle: str, timeout: float = 10.0) -> None:
+async def _told(loop: Loop, user: str, needle: str, timeout: float = DEFAULT_TIMEOUT) -> None:
     await wait_until(
         lambda: any(needle in t for t in _told_texts(loop, user)),
         timeout=timeout,
@@ -189,9 +188,7 @@ async def test_a_voter_who_left_the_group_no_longer_counts(loop: Loop) -> None:
     assert await loop.resolve_calls(interaction_id) == []
 
 
-async def test_three_slow_group_lookups_are_asked_at_once_inside_slacks_three_seconds(
-    loop: Loop,
-) -> None:
+async def test_three_slow_group_lookups_are_asked_at_once(loop: Loop) -> None:
     for group in ("S0ONE", "S0TWO", "S0THREE"):
         loop.slack.add_usergroup(group, group.lower(), ["U0GRACE"] if group == "S0THREE" else [])
     interaction_id, ts = await _deploy(
@@ -199,14 +196,12 @@ async def test_three_slow_group_lookups_are_asked_at_once_inside_slacks_three_se
         "rules:\n  - name: groups\n    match: {toolName: 'deploy_*'}\n"
         "    deciders: {groups: [S0ONE, S0TWO, S0THREE]}\n",
     )
-    # one after another, three would take 2.7 s, past the 2.5 s before the ack; each stays
-    # well inside the 1.5 s one look-up may take, even on a loaded machine (the issue's
-    # 1.2 s left 0.3 s, which a loaded machine spent: refused, as it must be)
-    loop.slack.delay_method("usergroups.users.list", 0.9)
-    started = time.monotonic()
+    # slow enough that look-ups asked one after another never overlap, and all three still
+    # inside the time one may take: at once, Slack answers three at the same moment (how
+    # soon Slack hears back is bench.latency's figure)
+    loop.slack.delay_method("usergroups.users.list", 0.4)
     await _approve(loop, "U0GRACE", ts)
-    acked_in = time.monotonic() - started
-    assert acked_in < 2.5, f"acked after {acked_in:.2f}s"
+    assert loop.slack.peak_in_flight("usergroups.users.list") == 3
     record = await loop.api_get_final(interaction_id)
     assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper)"
 
@@ -225,10 +220,7 @@ async def test_a_vote_whose_checks_outlast_the_deadline_is_not_recorded(loop: Lo
     await loop.shows(ts, "Approvals: 1 of 2")
     loop.slack.delay_method("usergroups.users.list", 1.4)
     loop.slack.delay_method("users.info", 1.4)
-    started = time.monotonic()
     await _approve(loop, "U0GRACE", ts)
-    acked_in = time.monotonic() - started
-    assert acked_in < 3.0, f"acked after {acked_in:.2f}s"
     await _told(loop, "U0GRACE", "Slack was slow to say who can decide; nothing was sent")
     loop.slack.delay_method("usergroups.users.list", 0)
     loop.slack.delay_method("users.info", 0)
@@ -280,10 +272,11 @@ async def test_approve_all_is_offered_only_once_each_card_is_posted(loop: Loop) 
     group_ts = await wait_until(lambda: _group_ts(loop), message="the group posted")
     first = loop.message_text(group_ts)
     assert "Approve all (" not in first and "still being posted" in first
-    await loop.shows(group_ts, "Approve all (4)", timeout=15)
+    await loop.shows(group_ts, "Approve all (4)")
 
 
-async def test_approve_all_of_two_hundred_under_a_quorum_acks_within_a_second(loop: Loop) -> None:
+async def test_approve_all_of_two_hundred_under_a_quorum_counts_every_vote(loop: Loop) -> None:
+    """How soon Slack hears back from such a click is `bench.approve_all`'s figure."""
     await loop.use_policy(
         "rules:\n  - name: quorum\n    match: {toolName: 'tool_*'}\n"
         "    deciders: {users: [U0ADA, U0GRACE]}\n    quorum: 2\n"
@@ -291,14 +284,11 @@ async def test_approve_all_of_two_hundred_under_a_quorum_acks_within_a_second(lo
     await _siblings(loop, 200)
     group_ts = await wait_until(lambda: _group_ts(loop), message="the group posted")
     await loop.shows(group_ts, "Approve all (200)", timeout=60)
-    started = time.monotonic()
     response = await loop.driver.click_message_button(
         "U0ADA", CHANNEL, group_ts, ActionId.APPROVE_ALL
     )
-    acked_in = time.monotonic() - started
     assert response.status_code == 200
-    assert acked_in < 1.0, f"acked after {acked_in:.2f}s"
-    await loop.shows(group_ts, "200 counted towards a quorum", timeout=20)
+    await loop.shows(group_ts, "200 counted towards a quorum")
 
 
 # ------------------------------------------------------------------ a store that stops
@@ -352,10 +342,9 @@ async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
     holder = asyncio.ensure_future(_hold_the_store(loop, engine, held, done))
     await held.wait()
     try:
-        started = time.monotonic()
-        await _approve(loop, "U0ADA", ts)
-        acked_in = time.monotonic() - started
-        assert acked_in < 3.0, f"acked after {acked_in:.2f}s"
+        # the store stays frozen until this block ends: a click that waited on it would
+        # never be answered, so the wait's generous bound tells the two apart
+        await bounded(_approve(loop, "U0ADA", ts))
         await _told(loop, "U0ADA", "This couldn't be saved, so nothing was sent.")
     finally:
         done.set()

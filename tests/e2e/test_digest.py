@@ -58,7 +58,6 @@ async def _digest(loop: Loop, channel: str = MANAGERS) -> str:
     """Wait for the digest in `channel`; everything it shows, as one string."""
     found: StoredMessage = await wait_until(
         lambda: next(iter(_digests(loop, channel)), None),
-        timeout=10,
         message=f"a digest in {channel}",
     )
     return loop.message_text_in(channel, found.ts)
@@ -75,9 +74,7 @@ async def _state(loop: Loop, index: int, scheduled: datetime, state: str) -> Dig
         run = await _run(loop, index, scheduled)
         return run if run is not None and run.state == state else None
 
-    found: DigestRun = await wait_until(
-        probe, timeout=10, message=f"digest {index} at {scheduled} {state}"
-    )
+    found: DigestRun = await wait_until(probe, message=f"digest {index} at {scheduled} {state}")
     return found
 
 
@@ -86,7 +83,7 @@ async def _ended(loop: Loop, interaction_id: str, status: str) -> None:
         tracked = await loop.tracked(interaction_id)
         return tracked is not None and tracked.snapshot.status == status
 
-    await wait_until(probe, timeout=10, message=f"{interaction_id} {status} in the store")
+    await wait_until(probe, message=f"{interaction_id} {status} in the store")
 
 
 async def _create(loop: Loop, tool: str, seconds: float) -> tuple[str, str]:

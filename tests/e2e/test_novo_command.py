@@ -8,7 +8,6 @@ response_url, seen by the caller alone.
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,7 +28,7 @@ from bot.slack.render.ending import waited
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 
-ACK_SECONDS = 3.0
+LOOKUP_DELAY_SECONDS = 3.0
 LINKS = "https://novo-local.slack.com/archives/"
 POLICY = """
 agents:
@@ -73,12 +72,9 @@ async def ask(loop: Loop, user: str, text: str = "") -> StoredEphemeral:
     """`/novo text` typed by `user` in the channel over HTTP; the ack is checked, the answer
     returned."""
     before = len(_answers(loop, user))
-    started = time.monotonic()
     response = await loop.driver.send_command(user, COMMAND, text, channel=CHANNEL)
-    took = time.monotonic() - started
     assert response.status_code == 200, response.text
     assert response.content.strip() == b"", "the ack carries nothing; the answer follows"
-    assert took < ACK_SECONDS, f"acked after {took:.2f}s"
     return await _answer(loop, user, before)
 
 
@@ -86,7 +82,6 @@ async def ask_over_socket(loop: Loop, user: str, text: str = "") -> StoredEpheme
     before = len(_answers(loop, user))
     ack = await loop.driver.send_command_over_socket(user, COMMAND, text, channel=CHANNEL)
     assert ack.payload is None, ack
-    assert ack.seconds < ACK_SECONDS, f"acked after {ack.seconds:.2f}s"
     return await _answer(loop, user, before)
 
 
@@ -204,15 +199,16 @@ async def test_the_ack_never_waits_for_slack_lookups(loop: Loop) -> None:
     ids = await _seed(loop)
     for interaction_id in ids.values():
         await loop.posted(interaction_id)
-    loop.slack.delay_method("users.info", 1.0)  # who the caller is: asked after the ack
+    # who the caller is: asked after the ack, and slow to answer (a generous margin over
+    # what an ack needs on a busy machine)
+    loop.slack.delay_method("users.info", LOOKUP_DELAY_SECONDS)
+    looked_up = len(loop.slack.calls("users.info"))
     before = len(_answers(loop, "U0ADA"))
-    started = time.monotonic()
     response = await loop.driver.send_command("U0ADA", COMMAND, "pending", channel=CHANNEL)
-    acked = time.monotonic() - started
     assert response.status_code == 200
-    assert acked < 1.0, f"the ack waited {acked:.2f}s on Slack"
+    assert len(loop.slack.calls("users.info")) == looked_up, "the ack waited for the lookup"
     answer = await _answer(loop, "U0ADA", before)
-    assert time.monotonic() - started >= 1.0  # the answer did wait for the lookup
+    assert len(loop.slack.calls("users.info")) > looked_up  # the answer did wait for it
     assert "3 requests you can decide" in _words(answer)
 
 

@@ -341,23 +341,19 @@ async def test_stale_answer_button_opens_a_notice_not_a_form(loop: Loop) -> None
     assert not [v for v in loop.slack.views() if v.callback_id == CallbackId.QUESTION_MODAL]
 
 
-async def test_a_slow_name_lookup_never_makes_a_submission_miss_slacks_3_seconds(
-    loop: Loop,
-) -> None:
+async def test_a_slow_name_lookup_and_a_slow_novo_still_send_the_submission(loop: Loop) -> None:
+    """How soon Slack hears back from the submission is `bench.latency`'s figure."""
     q = {"id": "q_env", "prompt": "Which environment?", "options": _options("staging", "prod")}
     interaction_id, ts = await _question(loop, q)
     view = await _open_modal(loop, "U0GRACE", ts)
     loop.slack.delay_method("users.info", 2.9)  # a workspace having a bad day
     await loop.fault(routes="resolve", latencyMs=1_500)
-    started = asyncio.get_running_loop().time()
     answer = await _submit(
         loop,
         "U0GRACE",
         view,
         {"q0": {ANSWER: loop.driver.selected_option(view.id, "q0", ANSWER, "o0")}},
     )
-    took = asyncio.get_running_loop().time() - started
-    assert took < 3.0, f"the submission was answered after {took:.2f}s"
     assert answer is not None and answer["response_action"] == "update"
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_env", "optionId": "staging"}]

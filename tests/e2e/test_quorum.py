@@ -100,6 +100,6 @@ async def test_votes_close_when_the_interaction_expires(loop: Loop) -> None:
     interaction_id, ts = await _deploy(loop, expiresInSeconds=2)
     await _approve(loop, "U0ADA", ts)
     await loop.shows(ts, "Approvals: 1 of 2")
-    await loop.shows(ts, "Expired", "(voting closed)", timeout=10)
+    await loop.shows(ts, "Expired", "(voting closed)")
     assert ActionId.APPROVE not in loop.action_ids(ts)
     assert await loop.resolve_calls(interaction_id) == []

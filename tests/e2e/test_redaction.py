@@ -114,7 +114,7 @@ async def test_no_planted_secret_reaches_slack_the_logs_or_the_audit_trail(
 
     # the surfaces a person reaches: a refusal, a modal, the form, /novo, the Home tab
     await loop.driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.APPROVE)
-    await loop.slack.wait_for_call("chat.postEphemeral")
+    await wait_until(lambda: loop.slack.calls("chat.postEphemeral"), message="an ephemeral")
     grace_sees = await _viewer_for(loop, "U0GRACE", ts)
     assert "🔒" in grace_sees and not _leaks(grace_sees)
     await loop.driver.click_message_button("U0ADA", CHANNEL, question_ts, ActionId.ANSWER)
@@ -127,7 +127,7 @@ async def test_no_planted_secret_reaches_slack_the_logs_or_the_audit_trail(
             await loop.driver.send_command("U0ADA", "/novo", text, channel=CHANNEL)
         ).status_code == 200
     assert (await loop.driver.open_home("U0ADA")).status_code == 200
-    await loop.slack.wait_for_call("views.publish")
+    await wait_until(lambda: loop.slack.calls("views.publish"), message="the Home tab published")
 
     # reminders in the thread, the escalation DM, then every message's ending
     await wait_until(

@@ -12,7 +12,7 @@ from typing import Any
 from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
-from tests.support import wait_until
+from tests.support import DEFAULT_TIMEOUT, wait_until
 
 MANAGERS = "C0MANAGERS"
 
@@ -27,7 +27,9 @@ def _replies(loop: Loop, ts: str) -> list[StoredMessage]:
     return [m for m in loop.slack.messages(CHANNEL) if m.thread_ts == ts and m.ts != ts]
 
 
-async def _replied(loop: Loop, ts: str, count: int, timeout: float = 10.0) -> list[StoredMessage]:
+async def _replied(
+    loop: Loop, ts: str, count: int, timeout: float = DEFAULT_TIMEOUT
+) -> list[StoredMessage]:
     def probe() -> list[StoredMessage] | None:
         replies = _replies(loop, ts)
         return replies if len(replies) >= count else None
@@ -55,7 +57,7 @@ async def test_reminders_reply_in_the_thread_and_the_expiry_names_every_nudge(
     # ten seconds: under load a post may take a few, and two reminders found due at
     # once are one (the latest); 50% and 2 s before leave three seconds between them
     _, ts = await _approval(loop, 10)
-    replies = await _replied(loop, ts, 2, timeout=15)
+    replies = await _replied(loop, ts, 2)
     assert all(r.text.startswith("⏰ ") and r.text.endswith("left — <!here>") for r in replies)
     assert "seconds left" in replies[0].text
     text = await loop.shows(
@@ -71,7 +73,6 @@ async def test_reminders_reply_in_the_thread_and_the_expiry_names_every_nudge(
     (escalation,) = loop.slack.messages(MANAGERS)
     await wait_until(
         lambda: "⌛ Expired" in loop.message_text_in(MANAGERS, escalation.ts),
-        timeout=10,
         message="the escalation says it expired",
     )
     assert await loop.metric("novo_slack_reminders_sent_total") >= 2
@@ -111,8 +112,8 @@ async def test_an_escalation_says_what_waits_and_then_how_it_ended(
         shown = loop.slack.messages(channel)
         return shown[0] if shown else None
 
-    first = await wait_until(lambda: escalation(MANAGERS), timeout=10, message="escalation")
-    dm = await wait_until(lambda: escalation("U0ADA"), timeout=10, message="escalation DM")
+    first = await wait_until(lambda: escalation(MANAGERS), message="escalation")
+    dm = await wait_until(lambda: escalation("U0ADA"), message="escalation DM")
     text = loop.message_text_in(MANAGERS, first.ts)
     assert "Still waiting for a decision <!subteam^S0LEADS>" in text
     assert f"Asked:* <#{CHANNEL}>" in text
@@ -124,7 +125,7 @@ async def test_an_escalation_says_what_waits_and_then_how_it_ended(
             text = loop.message_text_in(channel, message.ts)
             return "Approved by <@U0GRACE>" in text and "after escalation" in text
 
-        await wait_until(closed, timeout=10, message=f"escalation in {channel} closed")
+        await wait_until(closed, message=f"escalation in {channel} closed")
     assert await loop.metric("novo_slack_escalations_sent_total") >= 2
     assert len(loop.slack.messages(MANAGERS)) == 1
 

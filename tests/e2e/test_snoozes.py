@@ -35,7 +35,6 @@ async def _choose(loop: Loop, ts: str, value: OverflowValue, user: str = ADA) ->
     assert response.status_code == 200
     told: str = await wait_until(
         lambda: next((e.text for e in loop.slack.ephemerals(user)[before:]), None),
-        timeout=10,
         message=f"{user} told about their reminder",
     )
     return told
@@ -56,7 +55,7 @@ def _overflow_values(loop: Loop, ts: str, action_id: str) -> list[str]:
 
 async def _dm(loop: Loop, user: str = ADA) -> StoredMessage:
     found: StoredMessage = await wait_until(
-        lambda: next(iter(loop.slack.messages(user)), None), timeout=10, message=f"a DM to {user}"
+        lambda: next(iter(loop.slack.messages(user)), None), message=f"a DM to {user}"
     )
     return found
 
@@ -67,7 +66,7 @@ async def _snoozes_counted(loop: Loop, result: str, at_least: float) -> None:
     async def probe() -> bool:
         return await loop.metric("novo_slack_snoozes_total", result=result) >= at_least
 
-    await wait_until(probe, timeout=10, message=f"{at_least:.0f} snooze(s) {result}")
+    await wait_until(probe, message=f"{at_least:.0f} snooze(s) {result}")
 
 
 async def test_a_snooze_is_delivered_as_a_dm_with_a_link(loop: Loop) -> None:

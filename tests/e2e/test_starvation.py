@@ -8,13 +8,9 @@ being delivered, and `Bridge.stop()` returns within 10 s regardless.
 
 from __future__ import annotations
 
-import time
-
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
-from tests.support import wait_until
-
-STOP_WITHIN_SECONDS = 10.0
+from tests.support import bounded, wait_until
 
 
 async def _queue_a_decision(loop: Loop) -> str:
@@ -33,13 +29,13 @@ async def _resolved_in_novo(loop: Loop, interaction_id: str) -> None:
     async def resolved() -> bool:
         return bool((await loop.api_get(interaction_id))["status"] == "resolved")
 
-    await wait_until(resolved, timeout=10, message=f"{interaction_id} resolved in Novo")
+    await wait_until(resolved, message=f"{interaction_id} resolved in Novo")
 
 
 async def _stops_in_time(loop: Loop) -> None:
-    started = time.monotonic()
-    await loop.bridge.stop()
-    assert time.monotonic() - started < STOP_WITHIN_SECONDS
+    """The listing never ends by itself: a stop that waited on it would never return, so the
+    wait's generous bound tells the two apart."""
+    await bounded(loop.bridge.stop())
 
 
 async def test_endless_cursors_neither_starve_redelivery_nor_block_stop(loop: Loop) -> None:
@@ -51,7 +47,7 @@ async def test_endless_cursors_neither_starve_redelivery_nor_block_stop(loop: Lo
     async def a_poll_gave_up() -> bool:
         return await loop.metric('novo_slack_polls_total{result="failed"}') >= 1
 
-    await wait_until(a_poll_gave_up, timeout=20, message="a poll abandoned at the page cap")
+    await wait_until(a_poll_gave_up, message="a poll abandoned at the page cap")
     await _stops_in_time(loop)
 
 

@@ -16,7 +16,7 @@ from bot.slack.ids import ActionId, CallbackId
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_deciders import ONLY_ADA
 from tests.e2e.test_questions import _question
-from tests.support import wait_until
+from tests.support import DEFAULT_TIMEOUT, wait_until
 
 HINT = "💬 Or reply in this thread"
 REASON = "Answered in Slack by U0GRACE (Grace Hopper), replying in the thread"
@@ -30,7 +30,9 @@ ENVIRONMENT = {
 }
 
 
-async def _resolution(loop: Loop, interaction_id: str, timeout: float = 10.0) -> dict[str, Any]:
+async def _resolution(
+    loop: Loop, interaction_id: str, timeout: float = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
     record = await loop.api_get_final(interaction_id, timeout=timeout)
     resolution: dict[str, Any] = record["resolution"]
     return resolution
@@ -204,7 +206,7 @@ async def test_a_reply_answers_over_socket_mode(loop: Loop) -> None:
     await wait_until(lambda: loop.slack.socket_connections >= 1, message="Socket Mode connected")
     interaction_id, ts = await _question(loop, FREE_TEXT)
     message, ack = await loop.driver.reply_in_thread_over_socket("U0GRACE", CHANNEL, ts, "Ship it")
-    assert ack.payload is None and ack.seconds < 3.0
+    assert ack.payload is None
     resolution = await _resolution(loop, interaction_id)
     assert resolution["inputResponses"] == [{"requestId": "q_why", "text": "Ship it"}]
     assert resolution["reason"] == REASON
@@ -250,7 +252,7 @@ async def test_a_reply_kept_through_a_novo_outage_gets_its_check_mark_when_deliv
     assert "Couldn't reach Novo" in told
     assert CHECK_MARK not in loop.slack.message(CHANNEL, reply.message.ts).reactions
     await loop.fault()  # Novo is back: the outbox redelivers it
-    resolution = await _resolution(loop, interaction_id, timeout=15)
+    resolution = await _resolution(loop, interaction_id)
     assert resolution["reason"] == REASON
     await _checked(loop, reply.message.ts)
 

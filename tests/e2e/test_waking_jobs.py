@@ -44,7 +44,7 @@ async def _let_it_idle(loop: Loop, *noted: list[datetime], polls: int = 30) -> N
         for calls in noted:
             calls.clear()
         await loop.http.delete(f"{loop.sim.url}/_sim/log")
-        await wait_until(polled_a_while, timeout=15, message="the bridge polling on")
+        await wait_until(polled_a_while, message="the bridge polling on")
 
 
 async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decision(
@@ -72,7 +72,8 @@ async def test_redelivery_sleeps_while_the_outbox_is_empty_and_wakes_for_a_decis
     async def delivered() -> bool:
         return bool((await loop.api_get(created["id"]))["status"] == "resolved")
 
-    await wait_until(delivered, timeout=5, message="the kept decision delivered promptly")
+    # promptly: an idle job on SQLite looks only once a minute by itself
+    await wait_until(delivered, message="the kept decision delivered promptly")
     assert claims, "delivered by the redelivery job"
     await loop.shows(ts, "Approved", "<@U0ADA>")
 

@@ -23,6 +23,7 @@ from bot.demo.stack import ServersConfig, local_servers, without_bridge_settings
 from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
 from bot.sim.server import SimServer
+from tests.support import DEFAULT_TIMEOUT, DeadlinePassed, bounded, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 SIGNING_SECRET = "lifecycle-signing-secret"
@@ -54,26 +55,33 @@ class Bridge:
     def stderr(self) -> str:
         return "\n".join(self.lines)
 
-    async def saw(self, pattern: str, within: float = 10.0) -> re.Match[str]:
-        """The first stderr line matching `pattern`, waiting up to `within` seconds."""
-        deadline = time.monotonic() + within
-        while True:
+    async def saw(self, pattern: str, within: float = DEFAULT_TIMEOUT) -> re.Match[str]:
+        """The first stderr line matching `pattern`, waiting up to `within` seconds (scaled);
+        fails at once when the process has ended without one."""
+
+        def found() -> re.Match[str] | None:
             for line in self.lines:
-                found = re.search(pattern, line)
-                if found:
-                    return found
-            if time.monotonic() > deadline or self.process.returncode is not None:
-                raise AssertionError(f"no line matching {pattern!r}; stderr:\n{self.stderr}")
-            await asyncio.sleep(0.02)
+                match = re.search(pattern, line)
+                if match:
+                    return match
+            if self.process.returncode is not None:
+                raise AssertionError(f"exited with no line matching {pattern!r}:\n{self.stderr}")
+            return None
+
+        try:
+            match: re.Match[str] = await wait_until(found, timeout=within, message=pattern)
+        except DeadlinePassed:
+            raise AssertionError(f"no line matching {pattern!r}; stderr:\n{self.stderr}") from None
+        return match
 
     async def url(self) -> str:
         return (await self.saw(_LISTENING.pattern)).group(1)
 
-    async def exit_code(self, within: float) -> int:
-        """The exit code, once the process has ended; killed and failed if it takes longer."""
+    async def exit_code(self, within: float = DEFAULT_TIMEOUT) -> int:
+        """The exit code, once the process has ended; killed and failed if it takes longer
+        than `within` seconds (scaled)."""
         try:
-            async with asyncio.timeout(within):
-                code = await self.process.wait()
+            code = await bounded(self.process.wait(), within)
         except TimeoutError:
             self.process.kill()
             await self.process.wait()

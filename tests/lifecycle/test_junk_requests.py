@@ -53,7 +53,7 @@ class Rig:
     async def posted_approval(self) -> tuple[str, str]:
         created = await SimControl(self.sim.url, self.http).approval()
         interaction_id = created["id"]
-        await self.slack.wait_for(lambda: bool(self.slack.messages(CHANNEL)), within=10)
+        await wait_until(lambda: bool(self.slack.messages(CHANNEL)))
         return interaction_id, self.slack.messages(CHANNEL)[-1].ts
 
 

@@ -9,25 +9,21 @@ from __future__ import annotations
 
 import signal
 import socket
-import time
 
 from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
 from tests.lifecycle.conftest import API_KEY, CHANNEL, SIGNING_SECRET, Bridge, World
 from tests.support import wait_until
 
-STOP_WITHIN_SECONDS = 10.0
 
-
-async def _stops_cleanly(bridge: Bridge, sig: signal.Signals = signal.SIGTERM) -> float:
-    sent = time.monotonic()
+async def _stops_cleanly(bridge: Bridge, sig: signal.Signals = signal.SIGTERM) -> None:
+    """The signal ends the process with 0 and no traceback. What hangs (Novo, Slack's
+    WebSocket) hangs for good, so a bridge that waited on it would never end: the wait's
+    generous bound tells the two apart. How soon it stops is `bench/lifecycle.py`'s figure."""
     bridge.process.send_signal(sig)
-    code = await bridge.exit_code(within=STOP_WITHIN_SECONDS + 5)
-    took = time.monotonic() - sent
+    code = await bridge.exit_code()
     assert code == 0, bridge.stderr
     assert "Traceback" not in bridge.stderr
-    assert took < STOP_WITHIN_SECONDS, f"took {took:.1f}s to stop; stderr:\n{bridge.stderr}"
-    return took
 
 
 async def _held(world: World, path: str) -> bool:
@@ -39,7 +35,7 @@ async def test_sigterm_while_novo_hangs_on_a_click_and_a_poll(world: World) -> N
     interaction_id = (await world.control.approval())["id"]
     bridge = await world.run()
     url = await bridge.url()
-    await world.slack.wait_for(lambda: bool(world.slack.messages(CHANNEL)), within=10)
+    await wait_until(lambda: bool(world.slack.messages(CHANNEL)))
     ts = world.slack.messages(CHANNEL)[0].ts
     await world.fault(hang=True)  # Novo stops answering anything
     async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
@@ -56,15 +52,16 @@ async def test_sigint_stops_an_idle_bridge(world: World) -> None:
     bridge = await world.run()
     await bridge.url()
     await bridge.saw("bridge started")
-    took = await _stops_cleanly(bridge, signal.SIGINT)
-    assert took < 5.0
+    await _stops_cleanly(bridge, signal.SIGINT)
     assert any("bridge stopped" in line for line in bridge.lines)
 
 
 async def test_sigterm_while_socket_mode_cannot_connect(world: World) -> None:
     """The app token is good, but Slack's WebSocket is out of reach: connecting goes on."""
     bridge = await world.run(SLACK_APP_TOKEN=world.slack.app_token)
-    await world.slack.wait_for_call("apps.connections.open", within=10)
+    await wait_until(
+        lambda: world.slack.calls("apps.connections.open"), message="a connection asked for"
+    )
     await bridge.saw("Socket Mode is not connected")  # started without it, still trying
     await _stops_cleanly(bridge)
 

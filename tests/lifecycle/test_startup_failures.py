@@ -7,44 +7,24 @@ Neither shows a traceback without -v, and neither leaves the process running.
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import sqlite3
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.lifecycle.conftest import Bridge, World
 
-FAIL_AFTER_IMPORT_SECONDS = 3.0
-"""How long start-up may take to fail once Python has loaded the bridge: no retrying,
-no waiting on what will never answer."""
-
-
-async def _loading_seconds() -> float:
-    """How long loading the bridge takes on this machine right now (about 2 s on a quiet
-    one, several times that on a loaded one): measured beside the process under test, so
-    the bound is about our start-up, not the load the machine happens to be under."""
-    began = time.monotonic()
-    loader = await asyncio.create_subprocess_exec(sys.executable, "-c", "import bot.bridge.runtime")
-    await loader.wait()
-    return time.monotonic() - began
-
 
 async def _one_line_failure(bridge: Bridge, code: int) -> str:
-    loading = asyncio.create_task(_loading_seconds())
-    exit_code = await bridge.exit_code(within=60)
-    elapsed = time.monotonic() - bridge.started
-    within = await loading + FAIL_AFTER_IMPORT_SECONDS
+    """The one line a failed start printed, once the process has ended with `code`. How soon
+    it ends is `bench/lifecycle.py`'s figure; here only a generous bound keeps a start-up that
+    retries forever from hanging the suite."""
+    exit_code = await bridge.exit_code()
     lines = [line for line in bridge.lines if line.strip()]
     assert exit_code == code, bridge.stderr
     assert "Traceback" not in bridge.stderr
     assert len(lines) == 1, bridge.stderr
-    assert elapsed < within, (
-        f"took {elapsed:.1f}s; loading the bridge: {within - FAIL_AFTER_IMPORT_SECONDS:.1f}s"
-    )
     assert lines[0].startswith("novo-slack: ")
     return lines[0].removeprefix("novo-slack: ")
 
@@ -117,8 +97,7 @@ async def test_an_unusable_database_is_named(world: World, tmp_path: Path, make:
 
 async def test_with_v_the_traceback_is_shown_too(world: World) -> None:
     bridge = await world.run("-v", SLACK_BOT_TOKEN="xoxb-not-this-one")
-    # how soon is the other tests' question; this one asks only what is shown
-    assert await bridge.exit_code(within=60) == 2
+    assert await bridge.exit_code() == 2
     assert "Traceback" in bridge.stderr
     assert bridge.lines[-1].startswith("novo-slack: SLACK_BOT_TOKEN was refused by Slack")
 

@@ -11,6 +11,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.localslack import LocalSlack
+from tests.support import wait_until
 
 
 @asynccontextmanager
@@ -33,7 +34,7 @@ async def over_socket(app: AsyncApp, slack: LocalSlack) -> AsyncIterator[AsyncSo
     handler = AsyncSocketModeHandler(app, slack.app_token)
     handler.client.web_client = AsyncWebClient(token=slack.app_token, base_url=slack.api_url)
     await handler.connect_async()  # type: ignore[no-untyped-call]
-    await slack.wait_for(lambda: slack.socket_connections == 1)
+    await wait_until(lambda: slack.socket_connections == 1)
     try:
         yield handler
     finally:

@@ -19,6 +19,7 @@ from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET
 from tests.localslack.kit import actions, button, modal, section, text_input
 from tests.localslack.serving import served
+from tests.support import wait_until
 
 CHANNEL = "C0APPROVALS"
 ALICE = "U0LOCAL01"
@@ -75,11 +76,15 @@ async def test_bolt_accepts_clicks_and_submissions(
     ts = await post(client)
     async with SlackDriver(bolt_url, SIGNING_SECRET, slack) as driver:
         assert (await driver.click_message_button(ALICE, CHANNEL, ts, "approve")).status_code == 200
-        await slack.wait_for(lambda: slack.message(CHANNEL, ts).text == "Approved by <@U0LOCAL01>")
+        await wait_until(lambda: slack.message(CHANNEL, ts).text == "Approved by <@U0LOCAL01>")
         assert slack.calls("auth.test")
 
         assert (await driver.click_message_button(ALICE, CHANNEL, ts, "deny")).status_code == 200
-        opened = await slack.wait_for_call("views.open", where=lambda c: c.ok)
+        opened = (
+            await wait_until(
+                lambda: [c for c in slack.calls("views.open") if c.ok], message="a view"
+            )
+        )[0]
         view_id = opened.response["view"]["id"]
         assert slack.view(view_id).private_metadata == ts
 

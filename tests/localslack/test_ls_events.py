@@ -17,6 +17,7 @@ from bot.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, FakeBridge
 from tests.localslack.kit import section
 from tests.localslack.serving import over_socket, served
+from tests.support import wait_until
 
 ALICE = "U0LOCAL01"
 
@@ -101,12 +102,12 @@ async def test_bolt_answers_the_challenge_and_the_event_over_http(
         answer = await driver.verify_url("ch4llenge")
         assert answer.status_code == 200 and answer.json() == {"challenge": "ch4llenge"}
         assert (await driver.open_home(ALICE)).status_code == 200
-        await slack.wait_for(lambda: _home_text(slack, ALICE) == "home after none")
+        await wait_until(lambda: _home_text(slack, ALICE) == "home after none")
         first = slack.home_view(ALICE)
         assert first is not None
         shown_hash = first.hash  # the stored view is updated in place by the next publish
         await driver.open_home(ALICE)
-        await slack.wait_for(lambda: _home_text(slack, ALICE) != "home after none")
+        await wait_until(lambda: _home_text(slack, ALICE) != "home after none")
         assert _home_text(slack, ALICE) == f"home after {shown_hash}"
 
 
@@ -115,5 +116,5 @@ async def test_bolt_acks_an_events_api_envelope_over_socket_mode(
 ) -> None:
     async with SlackDriver("http://127.0.0.1:9", SIGNING_SECRET, slack) as driver:
         ack = await driver.open_home_over_socket(ALICE)
-        assert ack.payload is None and ack.seconds < 3.0
-        await slack.wait_for(lambda: _home_text(slack, ALICE) == "home after none")
+        assert ack.payload is None
+        await wait_until(lambda: _home_text(slack, ALICE) == "home after none")

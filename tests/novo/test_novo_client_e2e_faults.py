@@ -127,7 +127,7 @@ async def test_short_window_expires_the_whole_run(novo: NovoClient, control: Sim
         record = await novo.get(short["id"])
         return None if record.is_pending else record
 
-    expired: Interaction = await wait_until(expired_record, timeout=5.0, message="the expiry")
+    expired: Interaction = await wait_until(expired_record, message="the expiry")
     assert (expired.status, expired.decision, expired.reason) == (
         "cancelled",
         "cancel",
@@ -168,5 +168,5 @@ async def test_expired_interactions_leave_the_pending_list(
     async def gone_expired() -> bool:
         return gone["id"] not in await pending_ids()
 
-    await wait_until(gone_expired, timeout=5.0, message="the short window to expire")
+    await wait_until(gone_expired, message="the short window to expire")
     assert await pending_ids() == [keep["id"]]

@@ -80,7 +80,7 @@ async def test_json_lines_carry_the_interaction_id_and_idle_is_quiet(servers: Se
                 (r for r in bridge.records() if r["message"].startswith("bridge started")), None
             )
 
-        line: dict[str, Any] = await wait_until(started, timeout=20, message="start-up line")
+        line: dict[str, Any] = await wait_until(started, message="start-up line")
         summary = line["message"]
         assert f"novo-slack {__version__}" in summary
         assert "HTTP mode" in summary and f"channel {CHANNEL}" in summary

@@ -1,13 +1,10 @@
-"""The largest form opens fast enough for Slack's 3 s trigger, even for many people at once.
+"""The largest form renders valid pages, and people opening it together share one build.
 
-Bounds are generous (a busy CI machine is several times slower than a
-laptop): they catch rendering that scales with the number of people opening
-the form, not small regressions.
+How fast a page renders is `bench/render.py`'s figure (and `bench/forms.py` measures
+opening it for many people at once against Slack's 3 s trigger).
 """
 
 from __future__ import annotations
-
-import time
 
 from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
@@ -17,7 +14,6 @@ from .conftest import make_interaction, question
 
 QUESTIONS = 60
 OPTIONS = 100
-PAGE_MS = 250.0  # about 25 ms on a quiet machine: the bound catches a pathology, not noise
 PEOPLE = 10
 
 
@@ -39,14 +35,12 @@ def largest_request() -> dict[str, object]:
     }
 
 
-def test_every_page_of_the_largest_form_renders_fast() -> None:
+def test_every_page_of_the_largest_form_renders_valid() -> None:
     interaction = make_interaction(largest_request(), id="int_largest_pages")
     assert interaction.request is not None
     pages = question_modal_page_count(interaction.request)
-    began = time.perf_counter()
     views = [render_question_modal(interaction, page) for page in range(pages)]
-    per_page_ms = (time.perf_counter() - began) * 1000 / pages
-    assert per_page_ms < PAGE_MS, f"{per_page_ms:.1f} ms per page"
+    assert pages > 1
     for view in views:
         assert_valid_view(view)
 
@@ -55,14 +49,10 @@ def test_many_people_opening_the_same_form_do_not_each_pay_for_it() -> None:
     """Each opener reads the record afresh (an equal but distinct object), as the bridge does."""
     wire = make_interaction(largest_request(), id="int_largest_reopen").model_dump(by_alias=True)
     copies = [Interaction.model_validate(wire) for _ in range(PEOPLE + 1)]
-    began = time.perf_counter()
     first = render_question_modal(copies[0], 0)
-    first_ms = (time.perf_counter() - began) * 1000
-    began = time.perf_counter()
     views = [render_question_modal(copy, 0) for copy in copies[1:]]
-    each_ms = (time.perf_counter() - began) * 1000 / PEOPLE
-    # relative, so a busy machine slows both alike: a reopen skips the building
-    assert each_ms < first_ms / 3, f"{each_ms:.1f} ms per reopen, {first_ms:.1f} ms the first"
+    # a reopen skips the building: it hands out the blocks the first opening built
+    assert all(view["blocks"] is first["blocks"] for view in views)
     assert all(view == first for view in views)
 
 

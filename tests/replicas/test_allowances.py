@@ -99,7 +99,7 @@ async def test_a_killed_replica_and_its_successor_apply_each_use_once(
             log = _requests(await world.sim_log())
             return all(_resolves(log, i, 503) >= 1 for i in ids)
 
-        await wait_until(refused_once, timeout=15, message="every use tried once")
+        await wait_until(refused_once, message="every use tried once")
         await holder.kill()
         await world.fault()
 
@@ -121,7 +121,6 @@ async def test_a_killed_replica_and_its_successor_apply_each_use_once(
 
         await wait_until(
             lambda: all(f"step {10 + n})" in replies() for n in range(BURST)),
-            timeout=10,
             message="every use reported in the thread",
         )
         for n in range(BURST):

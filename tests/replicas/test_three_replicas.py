@@ -1,8 +1,9 @@
 """Three replicas on one PostgreSQL database, judged by what Slack and Novo saw.
 
 The promises a deployment of several replicas rests on: an interaction is
-posted once whoever polls, a poller killed mid-burst is replaced within
-three poll intervals, and an acknowledged click is resolved in Novo exactly
+posted once whoever polls, a poller killed mid-burst is replaced (how soon is
+`bench/failover.py`'s figure: three poll intervals on a quiet machine), and an
+acknowledged click is resolved in Novo exactly
 once even when Novo is down and the replica holding it is killed.
 """
 
@@ -15,12 +16,11 @@ from typing import Any
 
 from bot.slack.ids import ActionId, CallbackId
 from tests.lifecycle.conftest import API_KEY, CHANNEL, World
-from tests.replicas.conftest import POLL_SECONDS, Replica, Replicas
+from tests.replicas.conftest import Replica, Replicas
 from tests.support import wait_until
 
 BURST = 24
 CALM_CLICKS = 8  # clicked while Novo answers; the rest while it refuses resolves
-FAILOVER_BOUND = 3 * POLL_SECONDS + 0.3  # three intervals, plus scheduling slack
 LIST_PATH = "/v1/interactions"
 DELIVERY_DEADLINE = 40.0
 # the client's own retries (at most 0.5 + 1 + 2 + 4 s) and a redelivery backoff or two
@@ -75,7 +75,7 @@ async def _failover(replicas: Replicas, killed: Replica) -> tuple[float, float]:
         times = [t for r in replicas.alive() for t in r.takeovers() if t >= kill_at - 0.01]
         return min(times) if times else None
 
-    taken_at: float = await wait_until(taken, timeout=10, message="another replica polling")
+    taken_at: float = await wait_until(taken, message="another replica polling")
 
     async def first_listing() -> float | None:
         for entry in await replicas.world.sim_log():
@@ -85,7 +85,7 @@ async def _failover(replicas: Replicas, killed: Replica) -> tuple[float, float]:
                     return at
         return None
 
-    listed_at: float = await wait_until(first_listing, timeout=10, message="a listing after kill")
+    listed_at: float = await wait_until(first_listing, message="a listing after kill")
     return taken_at - kill_at, listed_at - kill_at
 
 
@@ -112,7 +112,7 @@ async def _refused_once(world: World, ids: list[str]) -> None:
         log = await world.sim_log()
         return all(_resolves(log, i, 503) >= 1 for i in ids)
 
-    await wait_until(refused, timeout=15, message="a refused resolve of every decision")
+    await wait_until(refused, message="a refused resolve of every decision")
 
 
 async def _all_resolved(world: World, ids: list[str], within: float) -> float:
@@ -148,9 +148,7 @@ async def test_kills_during_a_burst_and_an_outage_lose_and_repeat_nothing(
     ids += [await _create(world) for _ in range(BURST - len(ids))]
     took, listed = await _failover(replicas, first)
     print(f"\nfailover, poller killed mid-burst: lease taken {took:.3f}s, first list {listed:.3f}s")
-    await wait_until(
-        lambda: all(_ts_of(world, i) for i in ids), timeout=15, message="the burst all posted"
-    )
+    await wait_until(lambda: all(_ts_of(world, i) for i in ids), message="the burst all posted")
 
     # clicks spread over both survivors while Novo answers ...
     second = replicas.holder()
@@ -173,8 +171,6 @@ async def test_kills_during_a_burst_and_an_outage_lose_and_repeat_nothing(
     assert {i: n for i, n in posts.items() if n != 1} == {}, "posted more than once"
     assert set(ids) <= set(posts)
     await _resolved_once_allowed(world, ids)
-    assert took <= FAILOVER_BOUND, f"lease taken {took:.3f}s after the kill"
-    assert took2 <= FAILOVER_BOUND, f"lease taken {took2:.3f}s after the kill"
 
 
 async def test_decisions_a_killed_replica_was_delivering_go_out_from_another(

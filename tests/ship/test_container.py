@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -196,13 +195,11 @@ async def test_the_image_decides_an_approval_and_restarts_on_its_volume(rig: Rig
     waiting = await rig.create()  # still pending when the container stops
     waiting_ts = (await wait_until(lambda: rig.posts_of(waiting), message=f"{waiting} posted"))[0]
 
-    stopping = time.monotonic()
-    await podman("stop", "--time", str(int(STOP_WITHIN_SECONDS)), first)  # SIGTERM, then KILL
-    took = time.monotonic() - stopping
+    # SIGTERM, then SIGKILL after the grace: exit 0 says it stopped by itself before that
+    await podman("stop", "--time", str(int(STOP_WITHIN_SECONDS)), first)
     code = (await podman("inspect", "--format", "{{.State.ExitCode}}", first)).out.strip()
     logs = await rig.logs(first)
     assert code == "0", f"exit {code} after SIGTERM:\n{logs}"
-    assert took < STOP_WITHIN_SECONDS, f"stopped in {took:.1f}s"
     assert "bridge stopped" in logs
 
     await rig.start()  # a new container, the same /data volume

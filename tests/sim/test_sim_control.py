@@ -168,7 +168,7 @@ async def test_demo_seeds_every_shape_and_keeps_feeding() -> None:
         windows = [when(i["expiresAt"]) - when(i["createdAt"]) for i in seeded]
         assert any(w <= timedelta(seconds=90) for w in windows), "nothing expires soon"
         assert any(i["kind"] == "approval_request" and i["workerRef"] is not None for i in seeded)
-        await wait_until(lambda: len(sim.state.interactions()) > len(seeded) + 2, timeout=5.0)
+        await wait_until(lambda: len(sim.state.interactions()) > len(seeded) + 2)
 
 
 async def test_run_sim_serves_until_sigterm() -> None:

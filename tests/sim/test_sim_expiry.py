@@ -33,7 +33,7 @@ async def test_expiry_cancels_the_run_without_any_request(
     await client.delete("/_sim/log")
 
     # next_deadline() only reads: it moves on only if the background task expired the run.
-    await wait_until(lambda: sim.state.next_deadline() == when(other["expiresAt"]), timeout=5.0)
+    await wait_until(lambda: sim.state.next_deadline() == when(other["expiresAt"]))
     assert (await client.get("/_sim/log")).json()["requests"] == []
 
     got = {

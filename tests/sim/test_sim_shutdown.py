@@ -7,16 +7,16 @@ hundred; one close() that never returns hangs the whole run.
 from __future__ import annotations
 
 import asyncio
-import time
 
 import httpx
 
 from bot.sim import InteractionSpec, SimServer, start_sim
 from bot.sim.control import SimControl
-from tests.support import wait_until
+from tests.support import DEFAULT_TIMEOUT, scaled, wait_until
 
 CYCLES = 200
-CLOSE_WITHIN_SECONDS = 5.0
+CLOSE_WITHIN_SECONDS = scaled(DEFAULT_TIMEOUT)
+"""A close that hangs never returns; one that works returns in milliseconds."""
 
 
 async def _closes_within(sim: SimServer, seconds: float) -> bool:
@@ -60,9 +60,7 @@ async def test_a_hung_request_neither_blocks_close_nor_outlives_clearing() -> No
         await control.faults(hang=True)
         second = asyncio.create_task(http.get("/v1/interactions", headers=headers))
         await wait_until(lambda: _logged(control, 2), message="the second request held")
-        started = time.monotonic()
-        assert await _closes_within(sim, CLOSE_WITHIN_SECONDS)
-        assert time.monotonic() - started < 3.0
+        assert await _closes_within(sim, CLOSE_WITHIN_SECONDS)  # the held request hangs for good
         await asyncio.gather(second, return_exceptions=True)
 
 

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support import bounded
+from tests.support import DEFAULT_TIMEOUT, bounded
 
 REPO = Path(__file__).resolve().parents[2]
 OPENER = Path(__file__).with_name("opener.py")
@@ -23,12 +23,12 @@ class Child:
     def pid(self) -> int:
         return self.process.pid
 
-    async def line(self, timeout: float = 15) -> str:
+    async def line(self, timeout: float = DEFAULT_TIMEOUT) -> str:
         assert self.process.stdout is not None
         raw = await bounded(self.process.stdout.readline(), timeout)
         return raw.decode().rstrip("\n")
 
-    async def finish(self, timeout: float = 15) -> int:
+    async def finish(self, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Close its stdin (it lets go and exits) and wait for the exit code."""
         if self.process.stdin is not None and not self.process.stdin.is_closing():
             self.process.stdin.close()
@@ -36,7 +36,7 @@ class Child:
 
     async def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
-        await bounded(self.process.wait(), 15)
+        await bounded(self.process.wait())
 
 
 async def start(*args: str) -> Child:
