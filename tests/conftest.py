@@ -16,6 +16,26 @@ import asyncio
 import pytest
 
 from tests.postgres import create_suite_database, drop_suite_database
+from tests.support import time_scale
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-timeout's per-test bound (a guard against a hang, 60 s) stretches with every
+    other deadline: `NOVO_SLACK_TEST_TIME_SCALE` (tests/support.py)."""
+    if config.getoption("timeout", None) is None and config.getini("timeout"):
+        config.option.timeout = float(config.getini("timeout")) * time_scale()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test's own `timeout` mark (a longer bound, for a build) stretches the same way."""
+    scale = time_scale()
+    if scale == 1.0:
+        return
+    for item in items:
+        mark = item.get_closest_marker("timeout")
+        if mark is not None and mark.args:
+            item.add_marker(pytest.mark.timeout(float(mark.args[0]) * scale), append=False)
 
 
 def _controller(config: pytest.Config) -> bool:

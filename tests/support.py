@@ -32,6 +32,10 @@ TIME_SCALE_ENV = "NOVO_SLACK_TEST_TIME_SCALE"
 DEFAULT_TIMEOUT = 20.0
 """Seconds a wait gives its condition unless told otherwise (before scaling): about twenty
 times what the slowest condition waited on needs on a quiet machine of this kind."""
+PROCESS_TIMEOUT = 60.0
+"""Seconds (before scaling) for a `novo-slack` process to start, stop or fail: loading
+Python and the bridge alone takes 2 s on a quiet machine and several times that on an
+overloaded one, before the bridge has done anything."""
 POLL_INTERVAL = 0.02
 
 

@@ -6,6 +6,7 @@ were tested against, so tests script them here instead of hoping for them.
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ class Faults:
         self._auto_retry_after = 1
         self._recent_posts: defaultdict[str, deque[float]] = defaultdict(deque)
         self._delays: dict[str, float] = {}
+        self._holds: dict[str, asyncio.Event] = {}
         self._lost_answers: dict[str, int] = {}
         # token-bucket mode: per channel (tokens, when last counted)
         self._auto_burst: float | None = None
@@ -65,6 +67,25 @@ class Faults:
             self._delays[method] = seconds
         else:
             self._delays.pop(method, None)
+
+    def hold_method(self, method: str) -> None:
+        """Later calls of `method` wait, unanswered, until `release_method`."""
+        self._holds.setdefault(method, asyncio.Event())
+
+    def release_method(self, method: str) -> None:
+        """The held calls of `method` go on, and later ones are no longer held."""
+        held = self._holds.pop(method, None)
+        if held is not None:
+            held.set()
+
+    def release_all(self) -> None:
+        for method in list(self._holds):
+            self.release_method(method)
+
+    async def wait_while_held(self, method: str) -> None:
+        held = self._holds.get(method)
+        if held is not None:
+            await held.wait()
 
     def lose_answers(self, method: str, count: int) -> None:
         self._lost_answers[method] = count

@@ -112,6 +112,7 @@ class LocalSlack:
 
     async def close(self) -> None:
         await self.drop_sockets()
+        self._faults.release_all()  # a held call would keep the runner's cleanup waiting
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -267,6 +268,15 @@ class LocalSlack:
         """Every later call of `method` answers `seconds` late (0 turns it off): a slow Slack."""
         self._faults.delay_method(method, seconds)
 
+    def hold_method(self, method: str) -> None:
+        """Every later call of `method` waits unanswered until `release_method(method)`: a
+        Slack that has not answered yet, for as long as a test needs to see what happens
+        meanwhile (an ack that does not wait on it, say)."""
+        self._faults.hold_method(method)
+
+    def release_method(self, method: str) -> None:
+        self._faults.release_method(method)
+
     def fail_method(
         self, method: str, *, count: int = 1, error: str = "internal_error", http_status: int = 200
     ) -> None:
@@ -394,6 +404,7 @@ class LocalSlack:
         delay = self._faults.delay_of(method)
         if delay:
             await asyncio.sleep(delay)
+        await self._faults.wait_while_held(method)
         try:
             args = await _read_args(request)
             self._authorize(request, args, method)

@@ -23,7 +23,7 @@ from bot.demo.stack import ServersConfig, local_servers, without_bridge_settings
 from bot.localslack.server import LocalSlack
 from bot.sim.control import SimControl
 from bot.sim.server import SimServer
-from tests.support import DEFAULT_TIMEOUT, DeadlinePassed, bounded, wait_until
+from tests.support import PROCESS_TIMEOUT, DeadlinePassed, bounded, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 SIGNING_SECRET = "lifecycle-signing-secret"
@@ -55,7 +55,7 @@ class Bridge:
     def stderr(self) -> str:
         return "\n".join(self.lines)
 
-    async def saw(self, pattern: str, within: float = DEFAULT_TIMEOUT) -> re.Match[str]:
+    async def saw(self, pattern: str, within: float = PROCESS_TIMEOUT) -> re.Match[str]:
         """The first stderr line matching `pattern`, waiting up to `within` seconds (scaled);
         fails at once when the process has ended without one."""
 
@@ -77,7 +77,7 @@ class Bridge:
     async def url(self) -> str:
         return (await self.saw(_LISTENING.pattern)).group(1)
 
-    async def exit_code(self, within: float = DEFAULT_TIMEOUT) -> int:
+    async def exit_code(self, within: float = PROCESS_TIMEOUT) -> int:
         """The exit code, once the process has ended; killed and failed if it takes longer
         than `within` seconds (scaled)."""
         try:

@@ -16,8 +16,6 @@ from tests.support import wait_until
 
 from .conftest import SIM_KEY
 
-pytestmark = pytest.mark.timeout(20)
-
 
 def approve(interaction_id: str) -> ResolveInteractionBody:
     return ResolveInteractionBody(

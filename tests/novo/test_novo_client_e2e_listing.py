@@ -9,8 +9,6 @@ from bot.novo.client import NovoClient
 from bot.novo.models import BatchResolveItem, InputResponse
 from bot.sim.control import SimControl
 
-pytestmark = pytest.mark.timeout(20)
-
 
 def approve(interaction_id: str) -> BatchResolveItem:
     return BatchResolveItem(

@@ -14,8 +14,6 @@ from bot.sim.control import SimControl
 
 from .conftest import SIM_KEY
 
-pytestmark = pytest.mark.timeout(20)
-
 ENV_REQUEST: dict[str, Any] = {
     "title": "Which environments should the migration run in?",
     "questions": [

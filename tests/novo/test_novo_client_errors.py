@@ -12,8 +12,6 @@ from bot.novo.client import NovoClient
 
 from .conftest import FakeApi, approval_wire, error_response
 
-pytestmark = pytest.mark.timeout(10)
-
 
 @pytest.mark.parametrize(
     ("status", "type_", "expected"),

@@ -20,8 +20,6 @@ from bot.novo.models import (
 
 from .conftest import BASE_URL, FakeApi, approval_wire, question_wire
 
-pytestmark = pytest.mark.timeout(10)
-
 
 def page(ids: list[str], cursor: str | None) -> httpx.Response:
     return httpx.Response(

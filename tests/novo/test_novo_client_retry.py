@@ -16,8 +16,6 @@ from bot.novo.retry import RetryPolicy, parse_retry_after
 
 from .conftest import FakeApi, approval_wire, error_response
 
-pytestmark = pytest.mark.timeout(10)
-
 OK = httpx.Response(200, json=approval_wire())
 APPROVE = ResolveInteractionBody(
     input_responses=[InputResponse(request_id="int_a1", option_id="approve")]

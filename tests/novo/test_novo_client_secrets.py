@@ -12,8 +12,6 @@ from bot.novo.client import NovoClient
 
 from .conftest import API_KEY, BASE_URL, FakeApi, error_response
 
-pytestmark = pytest.mark.timeout(10)
-
 
 def _chain(exc: BaseException) -> list[BaseException]:
     chain: list[BaseException] = []

@@ -20,11 +20,11 @@ import pytest
 from bot.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import _LISTENING, SIGNING_SECRET, Bridge, World, world
 from tests.postgres import fresh_database
+from tests.support import PROCESS_TIMEOUT
 
 __all__ = ["fresh_database", "world"]  # the lifecycle harness's fixture, offered to these tests too
 
 POLL_SECONDS = 0.2
-START_WITHIN_SECONDS = 30.0
 TAKEOVER = "this process now polls Novo"
 USERS = (("U0ADA", "ada", "Ada Lovelace"), ("U0GRACE", "grace", "Grace Hopper"))
 
@@ -96,7 +96,7 @@ async def replicas(world: World, database_url: str) -> AsyncIterator[Replicas]:
     members = []
     for index, bridge in enumerate(bridges):
         # three start-ups at once share the cores with the rest of a busy test run
-        url = (await bridge.saw(_LISTENING.pattern, within=START_WITHIN_SECONDS)).group(1)
+        url = (await bridge.saw(_LISTENING.pattern, within=PROCESS_TIMEOUT)).group(1)
         driver = SlackDriver(url, SIGNING_SECRET, world.slack, http=world.http)
         members.append(Replica(f"replica-{'ABC'[index]}", bridge, url, driver))
     try:

@@ -15,7 +15,7 @@ from typing import Any
 from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId, OverflowValue
 from tests.lifecycle.conftest import _LISTENING, CHANNEL, SIGNING_SECRET, World
-from tests.replicas.conftest import POLL_SECONDS, START_WITHIN_SECONDS, USERS, Replica
+from tests.replicas.conftest import POLL_SECONDS, USERS, Replica
 from tests.replicas.test_three_replicas import (
     _create,
     _novo_record,
@@ -23,7 +23,7 @@ from tests.replicas.test_three_replicas import (
     _resolves,
     _ts_of,
 )
-from tests.support import wait_until
+from tests.support import PROCESS_TIMEOUT, wait_until
 
 STANDING = (
     "rules:\n"
@@ -51,7 +51,7 @@ async def _two(world: World, database_url: str, policy: Path) -> list[Replica]:
     ]
     members = []
     for index, bridge in enumerate(bridges):
-        url = (await bridge.saw(_LISTENING.pattern, within=START_WITHIN_SECONDS)).group(1)
+        url = (await bridge.saw(_LISTENING.pattern, within=PROCESS_TIMEOUT)).group(1)
         driver = SlackDriver(url, SIGNING_SECRET, world.slack, http=world.http)
         members.append(Replica(f"replica-{'AB'[index]}", bridge, url, driver))
     return members

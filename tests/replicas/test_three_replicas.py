@@ -17,7 +17,7 @@ from typing import Any
 from bot.slack.ids import ActionId, CallbackId
 from tests.lifecycle.conftest import API_KEY, CHANNEL, World
 from tests.replicas.conftest import Replica, Replicas
-from tests.support import wait_until
+from tests.support import PROCESS_TIMEOUT, wait_until
 
 BURST = 24
 CALM_CLICKS = 8  # clicked while Novo answers; the rest while it refuses resolves
@@ -75,7 +75,9 @@ async def _failover(replicas: Replicas, killed: Replica) -> tuple[float, float]:
         times = [t for r in replicas.alive() for t in r.takeovers() if t >= kill_at - 0.01]
         return min(times) if times else None
 
-    taken_at: float = await wait_until(taken, message="another replica polling")
+    taken_at: float = await wait_until(
+        taken, timeout=PROCESS_TIMEOUT, message="another replica polling"
+    )
 
     async def first_listing() -> float | None:
         for entry in await replicas.world.sim_log():
@@ -85,7 +87,9 @@ async def _failover(replicas: Replicas, killed: Replica) -> tuple[float, float]:
                     return at
         return None
 
-    listed_at: float = await wait_until(first_listing, message="a listing after kill")
+    listed_at: float = await wait_until(
+        first_listing, timeout=PROCESS_TIMEOUT, message="a listing after kill"
+    )
     return taken_at - kill_at, listed_at - kill_at
 
 

@@ -33,13 +33,12 @@ from bot.slack.ids import ActionId
 from tests.e2e.conftest import _block_text
 from tests.replicas.conftest import database_url
 from tests.ship.podman import podman
-from tests.support import wait_until
+from tests.support import PROCESS_TIMEOUT, wait_until
 
 SIGNING_SECRET = "container-signing-secret"
 API_KEY = "container-novo-key"
 CHANNEL = "C0CONTAINER"
 STOP_WITHIN_SECONDS = 10.0
-START_WITHIN_SECONDS = 30.0
 MAX_IMAGE_BYTES = 200_000_000
 
 __all__ = ["database_url"]  # a fresh PostgreSQL database per test, from the replica tests
@@ -98,7 +97,7 @@ class Rig:
             self.image,
         )  # fmt: skip
         await wait_until(
-            lambda: self._ready(port), timeout=START_WITHIN_SECONDS, message=f"{name} ready"
+            lambda: self._ready(port), timeout=PROCESS_TIMEOUT, message=f"{name} ready"
         )
         return name
 
