@@ -50,6 +50,7 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.redaction
 	$(BIN)/python -m bench.big_group
 	$(BIN)/python -m bench.home
+	$(BIN)/python -m bench.policy_match
 
 # The container image. BASE_IMAGE defaults to a Debian bookworm + Python 3.11 base made
 # here from Debian's packages (`make base-image`), for hosts that reach no registry; with

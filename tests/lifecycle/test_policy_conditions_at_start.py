@@ -43,7 +43,7 @@ async def test_sighup_onto_bad_cel_keeps_the_policy_in_force(world: World, tmp_p
     policy = tmp_path / "policy.yml"
     policy.write_text(GOOD, encoding="utf-8")
     bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
-    await bridge.saw("bridge started")
+    await bridge.saw("bridge started", within=60)
     policy.write_text(NOT_BOOLEAN, encoding="utf-8")
     bridge.process.send_signal(signal.SIGHUP)
     await bridge.saw(
