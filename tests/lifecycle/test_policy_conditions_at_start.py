@@ -6,6 +6,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
+
 from tests.lifecycle.conftest import World
 from tests.lifecycle.test_startup_failures import _one_line_failure
 
@@ -17,26 +19,27 @@ NOT_BOOLEAN = (
 WRONG_KIND = "rules:\n  - name: prod-deploys\n    match: {kind: approval}\n"
 
 
-async def test_a_misspelt_variable_is_named_at_start(world: World, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            MISSPELT,
+            "NOVO_SLACK_CONFIG: policy.yml: rule 1 (refunds): match.when: undeclared reference"
+            " to 'inputs.amount' (column 7)",
+        ),
+        (
+            WRONG_KIND,
+            'NOVO_SLACK_CONFIG: policy.yml: rule 1 (prod-deploys): match.kind "approval"'
+            " — use approval_request or question",
+        ),
+    ],
+)
+async def test_bad_cel_or_a_kind_outside_its_set_is_named_at_start(
+    world: World, tmp_path: Path, text: str, line: str
+) -> None:
     policy = tmp_path / "policy.yml"
-    policy.write_text(MISSPELT, encoding="utf-8")
-    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
-    line = await _one_line_failure(bridge, 2)
-    assert line == (
-        "NOVO_SLACK_CONFIG: policy.yml: rule 1 (refunds): match.when: undeclared reference"
-        " to 'inputs.amount' (column 7)"
-    )
-
-
-async def test_a_kind_outside_its_set_is_named_at_start(world: World, tmp_path: Path) -> None:
-    policy = tmp_path / "policy.yml"
-    policy.write_text(WRONG_KIND, encoding="utf-8")
-    bridge = await world.run(NOVO_SLACK_CONFIG=str(policy))
-    line = await _one_line_failure(bridge, 2)
-    assert line == (
-        'NOVO_SLACK_CONFIG: policy.yml: rule 1 (prod-deploys): match.kind "approval"'
-        " — use approval_request or question"
-    )
+    policy.write_text(text, encoding="utf-8")
+    assert await _one_line_failure(await world.run(NOVO_SLACK_CONFIG=str(policy)), 2) == line
 
 
 async def test_sighup_onto_bad_cel_keeps_the_policy_in_force(world: World, tmp_path: Path) -> None:

@@ -13,23 +13,16 @@ from bot.cli import main
 from bot.demo.runner import DEMO_POLICY
 from tests.novo.conftest import approval_wire
 from tests.policy.test_policy_cli import no_settings
+from tests.policy.test_policy_conditions import REFUNDS
 
-__all__ = ["no_settings"]  # the fixture, used by name below
+__all__ = ["no_settings"]  # the fixture, used by every test here
+pytestmark = pytest.mark.usefixtures("no_settings")
 
-POLICY = """
-defaults:
-  channel: C0APPROVALS
-  deciders: anyone
-rules:
-  - name: big-refunds
-    match: {toolName: issue_refund, when: 'input.amount > 500 && input.currency == "USD"'}
-    channel: C0FINANCE
-    deciders: {groups: [S0FINANCE]}
-    quorum: 2
-  - name: prod-deploys
-    match: {toolName: "deploy_*", when: 'input.env in ["prod", "production"]'}
-    deciders: {users: [U0SRE]}
-"""
+POLICY = REFUNDS.replace("users: [U0FIN1, U0FIN2]", "groups: [S0FINANCE]") + (
+    "  - name: prod-deploys\n"
+    '    match: {toolName: "deploy_*", when: \'input.env in ["prod", "production"]\'}\n'
+    "    deciders: {users: [U0SRE]}\n"
+)
 
 CASES = """
 groups:
@@ -62,7 +55,6 @@ def _files(tmp_path: Path, cases: str = CASES, policy: str = POLICY) -> tuple[st
     return str(policy_path), str(cases_path)
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_every_case_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["policy", "test", *_files(tmp_path)]) == 0
     out, err = capsys.readouterr()
@@ -75,7 +67,6 @@ def test_every_case_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert err == ""
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_a_case_that_does_not_hold_is_named_with_each_difference(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,7 +85,6 @@ def test_a_case_that_does_not_hold_is_named_with_each_difference(
     ]
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_a_group_without_members_given_admits_nobody_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,7 +96,6 @@ def test_a_group_without_members_given_admits_nobody_and_says_so(
     )
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_a_case_in_doubt_names_the_condition_that_could_not_be_evaluated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -148,7 +137,6 @@ def test_a_case_in_doubt_names_the_condition_that_could_not_be_evaluated(
         ),
     ],
 )
-@pytest.mark.usefixtures("no_settings")
 def test_a_malformed_case_file_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], cases: str, message: str
 ) -> None:
@@ -159,7 +147,6 @@ def test_a_malformed_case_file_is_one_line_and_exit_2(
     assert err.count("\n") == 1
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_a_policy_with_bad_cel_is_refused_by_policy_test(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -171,27 +158,12 @@ def test_a_policy_with_bad_cel_is_refused_by_policy_test(
     )
 
 
-@pytest.mark.usefixtures("no_settings")
 def test_the_demo_policy_passes_its_own_cases(capsys: pytest.CaptureFixture[str]) -> None:
     cases = DEMO_POLICY.parent / "policy-cases.yml"
     assert main(["policy", "test", str(DEMO_POLICY), str(cases)]) == 0
     assert capsys.readouterr().out.endswith("case(s) hold\n")
 
 
-@pytest.mark.usefixtures("no_settings")
-def test_check_refuses_a_kind_outside_its_set(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "policy.yml"
-    path.write_text("rules:\n  - name: prod-deploys\n    match: {kind: approval}\n", "utf-8")
-    assert main(["policy", "check", str(path)]) == 2
-    assert capsys.readouterr().err == (
-        'novo-slack: policy.yml: rule 1 (prod-deploys): match.kind "approval"'
-        " — use approval_request or question\n"
-    )
-
-
-@pytest.mark.usefixtures("no_settings")
 def test_explain_shows_each_condition_and_its_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
