@@ -79,6 +79,9 @@ class Condition:
             raise ConditionError(f"is {kind.name().lower()}, not true or false")
         self.source = source
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Condition:
+        return self  # immutable, and cel-cpp's compiled program can't be copied
+
     def evaluate(self, record: Bindings) -> Outcome:
         """The expression's value on the record, or why it has none."""
         activation = record.activation()

@@ -152,13 +152,6 @@ def explain(policy: PolicyFile, interaction: Interaction) -> list[Verdict]:
     return [verdict for _, verdict in _tried(policy, interaction)]
 
 
-def matching_rule(policy: PolicyFile, interaction: Interaction) -> Rule | None:
-    """The first rule that surely matches (one whose condition could not be evaluated
-    is passed over here; `route_for` accounts for it)."""
-    tried = _tried(policy, interaction)
-    return tried[-1][0] if tried and tried[-1][1].matched else None
-
-
 def route_for(policy: PolicyFile, interaction: Interaction, default_channel: str) -> Route:
     """The route of an interaction: its rule's fields, else the defaults', else the bridge's.
 
