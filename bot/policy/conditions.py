@@ -21,6 +21,7 @@ the error, and `bot.policy.routes` decides what that means for who may decide
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,12 +91,12 @@ class Condition:
         try:
             value = self._program.eval(activation)
         except Exception as exc:  # a value cel-cpp can't take: not an answer either way
-            return Unknown(_runtime_error(str(exc)))
+            return Unknown(_runtime_error(str(exc), self.source))
         found = value.value()
         if value.type() == cel.Type.BOOL and isinstance(found, bool):
             return found
         if value.type() == cel.Type.ERROR:
-            return Unknown(_runtime_error(str(found)))
+            return Unknown(_runtime_error(str(found), self.source))
         return Unknown(f"the value is {value.type().name().lower()}, not true or false")
 
 
@@ -130,8 +131,8 @@ def _activation(interaction: Interaction) -> cel.Activation | Unknown:
     }
     try:
         return _ENV.Activation(data)
-    except Exception as exc:  # e.g. an integer beyond CEL's 64 bits, anywhere in the input
-        return Unknown(f"the record can't be read by CEL ({_runtime_error(str(exc))})")
+    except Exception:  # e.g. an integer beyond CEL's 64 bits, anywhere in the input
+        return Unknown("the record holds a value CEL can't take (an integer beyond 64 bits?)")
 
 
 def _compile_error(text: str) -> str:
@@ -146,9 +147,20 @@ def _compile_error(text: str) -> str:
     return f"{rest} (column {column})" if column else rest
 
 
-def _runtime_error(text: str) -> str:
-    """`No matching overloads found : _>_(string, int64)` without the status code."""
+_QUOTED = re.compile(r"""(['"])(.*?)\1""")
+MAX_ERROR = 300
+
+
+def _runtime_error(text: str, source: str) -> str:
+    """`No matching overloads found : _>_(string, int64)`: without the status code, on one
+    line, and with every quoted value the expression does not itself hold masked — the
+    error goes to the log, the audit trail and `policy explain`, and a value of the
+    agent's input (`cannot convert 'hunter2'`) must not."""
     head, sep, tail = text.partition(": ")
     if sep and head.replace("_", "").isupper():
         text = tail
-    return " ".join(text.split())
+    text = _QUOTED.sub(
+        lambda m: m.group(0) if m.group(2) in source else f"{m.group(1)}…{m.group(1)}", text
+    )
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"

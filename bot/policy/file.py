@@ -17,6 +17,7 @@ interaction is `bot.policy.routes`' business.
 from __future__ import annotations
 
 import difflib
+import json
 import string
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
@@ -329,7 +330,8 @@ def one_of(value: object, allowed: Sequence[str]) -> PydanticCustomError:
     """
     names = list(allowed)
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-    return PydanticCustomError(NOT_IN_SET, f'"{{value}}" — use {listed}', {"value": str(value)})
+    shown = json.dumps(str(value), ensure_ascii=False)  # quoted, and on one line whatever it holds
+    return PydanticCustomError(NOT_IN_SET, f"{{value}} — use {listed}", {"value": shown})
 
 
 NOT_IN_SET = "not_in_set"

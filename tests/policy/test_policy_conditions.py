@@ -258,3 +258,14 @@ def test_a_kind_outside_its_set_names_the_allowed_values(tmp_path: Path) -> None
 def test_every_enumerated_value_names_its_set(tmp_path: Path, setting: str, message: str) -> None:
     text = f"rules:\n  - name: r\n    match: {{}}\n    {setting}\n"
     assert _refused(tmp_path, text) == f"policy.yml: rule 1 (r): {message}"
+
+
+def test_an_error_never_repeats_a_value_of_the_record(tmp_path: Path) -> None:
+    """The error goes to the log, the audit trail and `policy explain`: a value of the
+    agent's input is masked, what the expression itself says is kept."""
+    policy = _policy(tmp_path, REFUNDS)
+    huge = 2**70
+    route = route_for(policy, _refund(huge), "C0X")
+    (note,) = route.unsure
+    assert str(huge) not in note
+    assert "input.amount > 500" in note  # the expression, quoted by the note itself
