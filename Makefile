@@ -59,6 +59,7 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.approve_all
 	$(BIN)/python -m bench.render
+	$(BIN)/python -m bench.policy_match
 
 # The container image. BASE_IMAGE defaults to a Debian bookworm + Python 3.11 base made
 # here from Debian's packages (`make base-image`), for hosts that reach no registry; with

@@ -86,13 +86,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`policy check FILE` and `policy explain (--id | --file) [--policy FILE]`."""
+    """`policy check FILE`, `policy test FILE CASES` and `policy explain (--id | --file)
+    [--policy FILE]`."""
     policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
     actions = policy.add_subparsers(dest="policy_command", required=True)
     check = actions.add_parser(
         "check", help="validate a policy file (no settings, no network needed)"
     )
     check.add_argument("file", type=Path, help="the policy file (YAML)")
+    test = actions.add_parser(
+        "test", help="run example records (a case file) against a policy file, as CI would"
+    )
+    test.add_argument("file", type=Path, help="the policy file (YAML)")
+    test.add_argument("cases", type=Path, help="the case file (YAML): records and what to expect")
     explain = actions.add_parser(
         "explain", help="which rule applies to an interaction, where it goes, who may decide"
     )
@@ -207,6 +213,10 @@ def _policy(args: argparse.Namespace) -> int:
 
     if args.policy_command == "check":
         return check_policy(args.file)
+    if args.policy_command == "test":
+        from bot.policy.cases import run_cases
+
+        return run_cases(args.file, args.cases)
     return asyncio.run(
         explain_policy(
             interaction_id=args.interaction_id,

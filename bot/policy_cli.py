@@ -42,7 +42,7 @@ from bot.policy.explain import (
     explain_lines,
 )
 from bot.policy.file import PolicyError, PolicyFile, load_policy
-from bot.policy.routes import explain, route_for
+from bot.policy.routes import condition_values, explain, route_for
 from bot.slack.answers import NOT_JSON
 from bot.slack.directory import DirectoryUnavailable, SlackDirectory
 from bot.slack.gateway import build_web_client
@@ -103,6 +103,7 @@ async def explain_policy(
         bridge_channel=bridge_channel,
         agents=policy.agents,
         allowances=await _allowances(settings) if route.standing is not None else None,
+        conditions=condition_values(policy, interaction),
     )
     print("\n".join(lines))
     return 0

@@ -18,15 +18,16 @@ from datetime import UTC, datetime
 
 from bot.domain import Allowance
 from bot.novo.models import Interaction
+from bot.policy.conditions import Unknown
 from bot.policy.file import Deciders, Escalation, PolicyFile, Rule, redaction_rules
-from bot.policy.routes import Route, Verdict, resolve
+from bot.policy.routes import ConditionValue, Route, Verdict, resolve
 from bot.redaction import redact_interaction
 
 UNREAD_CHANNEL = "(NOVO_SLACK_CHANNEL)"
 """The default channel when the settings could not be read: it names the setting."""
 
 _LABEL_WIDTH = 14  # "may decide:   " — the values line up under each other
-_MATCHED, _FAILED = "✓", "✗"
+_MATCHED, _FAILED, _UNSURE = "✓", "✗", "?"
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def explain_lines(
     bridge_channel: str | None,
     agents: Mapping[str, str] | None = None,
     allowances: StandingFacts | None = None,
+    conditions: Sequence[ConditionValue] = (),
 ) -> list[str]:
     """What `policy explain` prints for one interaction.
 
@@ -109,10 +111,12 @@ def explain_lines(
     `bridge_channel` is `NOVO_SLACK_CHANNEL` when the settings were read,
     so a channel that comes from the setting rather than the file says so.
     `allowances`: the standing approvals the store holds, to say whether one
-    would approve this record (None: the store was not read).
+    would approve this record (None: the store was not read). `conditions`: each
+    rule's `when` with its value on the record.
     """
     lines = [_header(interaction, agents or {})]
     lines += _rules_tried(verdicts, route, source)
+    lines += condition_lines(conditions, route)
     lines.append(_field("goes to", _destination(route, bridge_channel)))
     lines += _deciders(route.deciders, groups)
     lines.append(_field("guests", _guests(route.allow_guests)))
@@ -197,10 +201,32 @@ def _rules_tried(verdicts: Sequence[Verdict], route: Route, source: str | None) 
         return [f"rules tried ({source}): none — the file has no rules: the defaults apply"]
     lines = [f"rules tried ({source}):"]
     for verdict in verdicts:
-        mark = _MATCHED if verdict.matched else _FAILED
+        mark = _MATCHED if verdict.matched else _UNSURE if verdict.unsure else _FAILED
         lines.append(f"  {mark} {verdict.rule}: {'; '.join(verdict.because)}")
-    if not any(verdict.matched for verdict in verdicts):
+    if route.unsure:
+        lines.append(
+            f"  → not sure which applies: what both allow, posted as {route.rule} would be"
+        )
+    elif not any(verdict.matched for verdict in verdicts):
         lines.append(f"  → no rule matched: the {route.rule} apply")
+    return lines
+
+
+def condition_lines(conditions: Sequence[ConditionValue], route: Route) -> list[str]:
+    """Each rule's condition and its value (true, false, or the error); then, when one
+    could not be evaluated, what that did to who may decide."""
+    if not conditions:
+        return []
+    lines = ["conditions:"]
+    for found in conditions:
+        value = found.value
+        shown = f"error: {value.error}" if isinstance(value, Unknown) else str(value).lower()
+        lines.append(f"  rule {found.number} ({found.rule}): `{found.source}` → {shown}")
+    if route.unsure:
+        lines.append(
+            "  ⚠ a condition could not be evaluated: only people allowed whether it is true"
+            " or false may decide, with the higher quorum"
+        )
     return lines
 
 
@@ -217,6 +243,12 @@ def _destination(route: Route, bridge_channel: str | None) -> str:
 def _deciders(deciders: Deciders, groups: Mapping[str, GroupMembers]) -> list[str]:
     if deciders.anyone:
         return [_field("may decide", "anyone")]
+    if not deciders.users and not deciders.groups:
+        return [
+            _field(
+                "may decide", "nobody in Slack (no one is allowed either way): decide it in Novo"
+            )
+        ]
     parts = list(deciders.users)
     unlisted: dict[str, list[str]] = {}
     for group_id in deciders.groups:

@@ -17,8 +17,10 @@ interaction is `bot.policy.routes`' business.
 from __future__ import annotations
 
 import difflib
+import json
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -29,10 +31,14 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    field_serializer,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
+from bot.novo.models import KNOWN_KINDS
+from bot.policy.conditions import Condition
 from bot.policy.digests import DigestEntry
 from bot.policy.timing import Lead, parse_lead
 from bot.redaction.rules import RedactionRules, Reveal, check_key, compile_pattern
@@ -314,13 +320,28 @@ class Defaults(Settings):
     mention: Literal["deciders", "here", "none"] | None = "deciders"
 
 
-MATCH_FIELDS = ("kind", "agentId", "toolName", "hookId", "runId", "rootRunId", "worker")
+MATCH_FIELDS = ("kind", "agentId", "toolName", "hookId", "runId", "rootRunId", "worker", "when")
+
+
+def one_of(value: object, allowed: Sequence[str]) -> PydanticCustomError:
+    """A value outside its set, naming the set: `"approval" — use approval_request or question`.
+
+    `describe_error` puts it right after the place (`match.kind "approval" — use …`).
+    """
+    names = list(allowed)
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    shown = json.dumps(str(value), ensure_ascii=False)  # quoted, and on one line whatever it holds
+    return PydanticCustomError(NOT_IN_SET, f"{{value}} — use {listed}", {"value": shown})
+
+
+NOT_IN_SET = "not_in_set"
 
 
 class Match(BaseModel):
-    """Every key given must match; strings are glob patterns (`deploy_*`)."""
+    """Every key given must match; strings are glob patterns (`deploy_*`); `when` is a CEL
+    expression over the record (`bot.policy.conditions`), compiled here, once per load."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
 
     kind: str | None = None
     agent_id: str | None = Field(default=None, alias="agentId")
@@ -329,6 +350,7 @@ class Match(BaseModel):
     run_id: str | None = Field(default=None, alias="runId")
     root_run_id: str | None = Field(default=None, alias="rootRunId")
     worker: bool | None = None
+    when: Condition | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -343,6 +365,29 @@ class Match(BaseModel):
                     f'"{unknown[0]}" is not a field to match ({hint}use one of {known})'
                 )
         return value
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str | None) -> str | None:
+        """A kind (or pattern) no record can have would never match, and the defaults
+        would decide in its place."""
+        if value is not None and not any(fnmatchcase(k, value) for k in KNOWN_KINDS):
+            raise one_of(value, KNOWN_KINDS)
+        return value
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when(cls, value: object) -> Condition | None:
+        """Compiled and type-checked now, rather than failing on the record that needed it."""
+        if value is None or isinstance(value, Condition):
+            return value
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError('must be a CEL expression such as "input.amount > 500"')
+        return Condition(value)
+
+    @field_serializer("when")
+    def _source(self, value: Condition | None) -> str | None:
+        return value.source if value is not None else None
 
 
 class Rule(Settings):
@@ -455,8 +500,19 @@ def describe_error(exc: ValidationError, data: Any) -> str:
             message = f'"{key}" is required'
         else:
             message = unknown_key(key, _known_keys(loc))
+    if kind == "literal_error":
+        message = one_of(first["input"], _expected(first.get("ctx", {}))).message()
+        kind = NOT_IN_SET
     where = _place(loc, data)
+    if kind == NOT_IN_SET and where:
+        return f"{where} {message}"  # `match.kind "approval" — use approval_request or question`
     return f"{where}: {message}" if where else message
+
+
+def _expected(ctx: dict[str, Any]) -> list[str]:
+    """The values a `Literal` takes, from pydantic's `'a', 'b' or 'c'`."""
+    text = str(ctx.get("expected", ""))
+    return [part.strip().strip("'") for part in text.replace(" or ", ", ").split(", ") if part]
 
 
 def _place(loc: tuple[int | str, ...], data: Any) -> str:

@@ -49,6 +49,7 @@ class LivePolicy:
         self._file = file or PolicyFile()
         self._path = path
         self._shown: OrderedDict[tuple[str, str], Interaction] = OrderedDict()
+        self._routes: OrderedDict[tuple[str, str], Route] = OrderedDict()
         self._stamp = stamp  # of the file `file` was read from
 
     @classmethod
@@ -75,7 +76,22 @@ class LivePolicy:
         return self._default_channel
 
     def route(self, interaction: Interaction) -> Route:
-        return route_for(self._file, interaction, self._default_channel)
+        """The policy in force's route for this version of the record.
+
+        Kept per version, like `shown`: a record's route is asked for by every render,
+        click and reminder, and a rule's condition reads its whole input (a 200 KB input
+        is converted for CEL in milliseconds). A reload empties it.
+        """
+        key = _version(interaction)
+        cached = self._routes.get(key)
+        if cached is not None:
+            self._routes.move_to_end(key)
+            return cached
+        route = route_for(self._file, interaction, self._default_channel)
+        self._routes[key] = route
+        if len(self._routes) > SHOWN_CACHE:
+            self._routes.popitem(last=False)
+        return route
 
     def shown(self, interaction: Interaction) -> Interaction:
         """The copy of a record that may be shown: secrets masked as its rule says.
@@ -84,7 +100,7 @@ class LivePolicy:
         in `novo_slack_redactions_total`. Should the scan itself fail, nothing
         the agent wrote is shown rather than everything.
         """
-        key = (interaction.id, f"{interaction.updated_at.isoformat()} {interaction.status}")
+        key = _version(interaction)
         cached = self._shown.get(key)
         if cached is not None:
             self._shown.move_to_end(key)
@@ -119,6 +135,7 @@ class LivePolicy:
             return False
         self._file = fresh
         self._shown.clear()  # what is hidden may have changed with the file
+        self._routes.clear()
         log.info("policy reloaded from %s: %d rule(s)", self._path, len(fresh.rules))
         return True
 
@@ -134,6 +151,11 @@ class LivePolicy:
             self._stamp = None
             return False
         return self.reload()
+
+
+def _version(interaction: Interaction) -> tuple[str, str]:
+    """What tells one version of a record from another, as Novo reports it."""
+    return (interaction.id, f"{interaction.updated_at.isoformat()} {interaction.status}")
 
 
 def _stamp(path: Path) -> Stamp | None:

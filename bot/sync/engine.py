@@ -437,10 +437,26 @@ class SyncEngine:
             self._queue_fresh(tracked, others, report)
 
     async def _post_fresh(self, tracked: TrackedInteraction, copies: list[str]) -> None:
+        await self._note_unsure(tracked)
         if not copies:  # most routes: one channel, and nothing more to read
             await self._publisher.post(tracked)
             return
         await self._then_copies(self._publisher.post(tracked), tracked)
+
+    async def _note_unsure(self, tracked: TrackedInteraction) -> None:
+        """Log and audit, once as it is first posted, each condition its rule could not
+        evaluate (the route is then the cautious one: `bot.policy.routes.route_for`)."""
+        unsure = self._router.unsure_for(tracked.snapshot)
+        for note in unsure:
+            log.warning("%s: %s; only people allowed either way may decide", tracked.id, note)
+        if unsure:
+            await self._store.record(
+                "condition_unknown",
+                self._clock(),
+                interaction_id=tracked.id,
+                rule=self._router.rule_for(tracked.snapshot),
+                errors=list(unsure),
+            )
 
     async def _then_copies(self, primary: Awaitable[object], tracked: TrackedInteraction) -> None:
         """Try the primary's post, then queue its copies, even when it failed: the others

@@ -22,5 +22,9 @@ class ChannelRouter:
         """The name of the policy rule it falls under now (metrics label by it)."""
         return self._policy.route(interaction).rule
 
+    def unsure_for(self, interaction: Interaction) -> tuple[str, ...]:
+        """The rules whose condition could not be evaluated on it, each with its error."""
+        return self._policy.route(interaction).unsure
+
     def channel_for(self, interaction: Interaction) -> str:
         return self.destinations_for(interaction)[0]

@@ -84,7 +84,10 @@ def test_reminders_and_escalation_in_defaults(tmp_path: Path) -> None:
         ('defaults:\n  remind: ["5x"]\n', "policy.yml: defaults.remind: '5x': use a share"),
         ('defaults:\n  remind: ["100%"]\n', "policy.yml: defaults.remind: '100%': a share must"),
         ("defaults:\n  remind: 5m\n", "policy.yml: defaults.remind: must be a list"),
-        ("defaults:\n  mention: everyone\n", "policy.yml: defaults.mention: "),
+        (
+            "defaults:\n  mention: everyone\n",
+            'policy.yml: defaults.mention "everyone" — use deciders, here or none',
+        ),
         (
             'defaults:\n  escalate: {at: "2m", to: {channel: "#managers"}}\n',
             'policy.yml: defaults.escalate.to.channel: "#managers" is not a channel id (C…)',

@@ -37,7 +37,10 @@ def _policy(tmp_path: Path, text: str) -> PolicyFile:
             'defaults:\n  redact:\n    keys: ["ok", "a..b"]\n',
             'policy.yml: defaults.redact.keys item 2: "a..b" has an empty part between dots',
         ),
-        ("defaults:\n  redact:\n    reveal: everyone\n", "policy.yml: defaults.redact.reveal:"),
+        (
+            "defaults:\n  redact:\n    reveal: everyone\n",
+            'policy.yml: defaults.redact.reveal "everyone" — use nobody or deciders',
+        ),
         (
             "defaults:\n  redact:\n    hide: [a]\n",
             'policy.yml: defaults.redact: unknown key "hide"',

@@ -69,6 +69,9 @@ def test_the_words_people_read() -> None:
     assert fact_text(Refusal(RefusalKind.NOT_A_DECIDER, ("U0ADA",), ("S0SRE",))) == (
         "Only <@U0ADA> or members of <!subteam^S0SRE> can decide this."
     )
+    assert fact_text(Refusal(RefusalKind.NOT_A_DECIDER)).startswith(
+        "Nobody can decide this one in Slack"
+    )
     assert fact_text(BadAnswer("x" * 900, by_novo=False)).startswith("That answer can't be sent: x")
     assert len(fact_text(BadAnswer("x" * 900, by_novo=True))) < 600
 

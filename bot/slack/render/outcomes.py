@@ -90,8 +90,17 @@ REFUSALS: dict[RefusalKind, str] = {
 }
 
 
+NOBODY_IN_SLACK = (
+    "Nobody can decide this one in Slack: the policy could not tell which of its rules"
+    " applies, and they name no one in common. Decide it in Novo."
+)
+"""A route whose condition could not be evaluated and whose outcomes share no decider."""
+
+
 def refusal_text(refusal: Refusal) -> str:
     if refusal.why is RefusalKind.NOT_A_DECIDER:
+        if not refusal.users and not refusal.groups:
+            return NOBODY_IN_SLACK
         return f"Only {people_text(refusal.users, refusal.groups)} can decide this."
     return REFUSALS[refusal.why]
 
