@@ -29,7 +29,7 @@ CHECKOUT_ID = hashlib.sha256(str(CHECKOUT).encode()).hexdigest()[:8]
 image tag), so that two checkouts on one machine never meet."""
 
 TIME_SCALE_ENV = "NOVO_SLACK_TEST_TIME_SCALE"
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 30.0
 """Seconds a wait gives its condition unless told otherwise (before scaling): about twenty
 times what the slowest condition waited on needs on a quiet machine of this kind."""
 PROCESS_TIMEOUT = 60.0
