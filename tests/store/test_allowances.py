@@ -4,12 +4,17 @@ is made once, a report is claimed once; on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+from datetime import datetime, timedelta
+from typing import cast
 
 from bot.domain import Allowance, SlackActor, SlackDecision
 from bot.services.approvals import approval_body
-from bot.store import Store
+from bot.store import QueuedDecision, Store
 from bot.store.allowances import Grant, PlannedUse
+from bot.store.audit import AuditEvent
 
 from .helpers import NOW, interaction
 
@@ -18,15 +23,38 @@ UNTIL = NOW + timedelta(hours=4)
 LEASE = NOW + timedelta(seconds=8)
 
 
-async def _granted(store: Store) -> int:
+GRANT = Grant("deploys", "run", "agt_1", "deploy_status", "run_1", ADA, NOW, UNTIL, "int_grant")
+MAX_SECONDS = 4 * 3600.0
+
+
+async def _queued_grant(store: Store) -> QueuedDecision:
+    """An approval of `int_grant` queued with an allowance, not delivered yet."""
     await store.claim_for_posting(interaction("int_grant"), "C1", NOW)
-    allowance = await store.grant_allowance(
-        Grant("deploys", "run", "agt_1", "deploy_status", "run_1", ADA, NOW, UNTIL, "int_grant")
+    queued = await store.enqueue_decision(
+        "int_grant",
+        approval_body("int_grant", True),
+        SlackDecision(ADA, NOW, "Approved"),
+        LEASE,
+        grant=GRANT,
     )
+    assert queued is not None
+    return queued
+
+
+async def _granted(store: Store) -> int:
+    """An allowance in force: granted with an approval Novo took."""
+    queued = await _queued_grant(store)
+    await store.finish_decision(queued.id, "delivered", NOW)
+    (allowance,) = await store.allowances_granted_on("int_grant")
     return allowance.id
 
 
-def _plan(allowance: Allowance | None, interaction_id: str) -> PlannedUse:
+def _plan(
+    allowance: Allowance | None,
+    interaction_id: str,
+    max_seconds: float = MAX_SECONDS,
+    events: tuple[AuditEvent, ...] = (),
+) -> PlannedUse:
     assert allowance is not None
     return PlannedUse(
         interaction(interaction_id),
@@ -34,6 +62,8 @@ def _plan(allowance: Allowance | None, interaction_id: str) -> PlannedUse:
         approval_body(interaction_id, True),
         SlackDecision(ADA, NOW, "Approved"),
         LEASE,
+        max_seconds,
+        events,
     )
 
 
@@ -81,3 +111,49 @@ async def test_an_allowance_ends_once_and_reports_are_claimed_once(
     assert ended is not None and ended.ended in ("revoked", "expired")
     assert not ended.in_force(NOW)
     assert await store.open_allowances() == []
+
+
+async def test_a_grant_takes_effect_only_once_its_approval_is_delivered(store: Store) -> None:
+    queued = await _queued_grant(store)
+    (allowance,) = await store.allowances_granted_on("int_grant")
+    assert not await store.use_allowance(_plan(allowance, "int_early"), NOW)
+    assert await store.open_decision("int_early") is None
+    await store.finish_decision(queued.id, "delivered", NOW)
+    assert await store.use_allowance(_plan(allowance, "int_later"), NOW)
+
+
+async def test_an_approval_novo_refused_ends_its_allowance(store: Store) -> None:
+    queued = await _queued_grant(store)
+    await store.finish_decision(queued.id, "conflict", NOW, "409")
+    (allowance,) = await store.allowances_granted_on("int_grant")
+    assert allowance.ended == "refused"
+    assert not await store.use_allowance(_plan(allowance, "int_next"), NOW)
+
+
+async def test_each_use_checks_the_allowance_as_committed_now(store: Store, peer: Store) -> None:
+    allowance = await store.allowance(await _granted(store))
+    assert allowance is not None
+    later = NOW + timedelta(hours=1)
+    # the rule's max lowered to 30 minutes since the grant: an hour later it has ended
+    assert not await store.use_allowance(_plan(allowance, "int_a", max_seconds=1800), later)
+    assert await store.use_allowance(_plan(allowance, "int_b"), later)
+    await peer.end_allowances([allowance.id], "revoked", later, by="U0GRACE")
+    # the plan still carries the allowance as it was read before the revoke
+    assert not await store.use_allowance(_plan(allowance, "int_c"), later)
+    assert [u.interaction_id for u in await store.allowance_uses_of(allowance.id)] == ["int_b"]
+    assert not await store.use_allowance(_plan(allowance, "int_d"), UNTIL)
+
+
+async def test_a_use_and_its_audit_event_are_one_write(store: Store) -> None:
+    allowance = await store.allowance(await _granted(store))
+    event = AuditEvent("allowance_used", NOW, "int_a", "U0ADA", {"allowance": 1})
+    assert await store.use_allowance(_plan(allowance, "int_a", events=(event,)), NOW)
+    assert [e.event for e in await store.audit_entries(interaction_id="int_a")] == [
+        "allowance_used"
+    ]
+    # an entry the store can't write (no time: the column is NOT NULL) undoes the use
+    unwritable = AuditEvent("allowance_used", cast(datetime, None), "int_b", "U0ADA")
+    with pytest.raises(IntegrityError):
+        await store.use_allowance(_plan(allowance, "int_b", events=(unwritable,)), NOW)
+    assert await store.get("int_b") is None
+    assert await store.open_decision("int_b") is None
