@@ -47,7 +47,6 @@ from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.approvals import VERB_APPROVED, approval_body
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.slack.directory import DirectoryUnavailable
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.allowance import OFFER_SCOPES, StandingOffer, report_text
 from bot.store import QueuedDecision, Store
@@ -311,22 +310,17 @@ class AllowanceService:
         return set(used)
 
     async def _granter_may_decide(self, interaction: Interaction, allowance: Allowance) -> bool:
-        """The same gate a click passes, asked of the granter under the rule as it is now
-        (a reload or a group change since the grant stops the allowance's uses)."""
-        try:
-            why = await self._gate.no_longer_counts(interaction, allowance.granted_by)
-        except DirectoryUnavailable as exc:
-            log.warning("allowance %d not used on %s: %s", allowance.id, interaction.id, exc)
-            return False
-        if why is not None:
-            log.info(
-                "allowance %d not used on %s: its granter %s %s",
-                allowance.id,
-                interaction.id,
-                allowance.granted_by.user_id,
-                why,
-            )
-        return why is None
+        """The gate a click passes, asked of the granter under the rule as it is now (a
+        reload or a group change since the grant stops the allowance's uses)."""
+        if await self._gate.may_decide(interaction, allowance.granted_by):
+            return True
+        log.info(
+            "allowance %d not used on %s: %s may no longer decide it",
+            allowance.id,
+            interaction.id,
+            allowance.granted_by.user_id,
+        )
+        return False
 
     def _plan(
         self, interaction: Interaction, allowance: Allowance, max_seconds: float

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
@@ -316,3 +319,34 @@ async def open_loop(
 async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
     async with open_loop(tmp_path) as scenario:
         yield scenario
+
+
+async def hold_the_store(
+    loop: Loop,
+    engine: str,
+    held: asyncio.Event,
+    done: asyncio.Event,
+    tables: str = "decisions, votes",
+) -> None:
+    """Keep the bridge's store from writing until `done` (a frozen database): the whole
+    file on SQLite, these tables on PostgreSQL (`engine`: its URL)."""
+    if engine == "sqlite":
+        assert isinstance(loop.settings.db_path, Path)
+        file = sqlite3.connect(
+            loop.settings.db_path, timeout=30, isolation_level=None, check_same_thread=False
+        )
+        await asyncio.to_thread(file.execute, "BEGIN EXCLUSIVE")  # waits out the bridge's writes
+        held.set()
+        await done.wait()
+        file.execute("ROLLBACK")
+        file.close()
+        return
+    url = engine.replace("postgresql://", "postgresql+asyncpg://", 1)
+    locker = create_async_engine(url)
+    try:
+        async with locker.begin() as connection:
+            await connection.execute(text(f"LOCK TABLE {tables} IN ACCESS EXCLUSIVE MODE"))
+            held.set()
+            await done.wait()
+    finally:
+        await locker.dispose()

@@ -4,11 +4,11 @@ is made once, a report is claimed once; on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
+from typing import cast
 
 import pytest
 from sqlalchemy.exc import IntegrityError
-from datetime import datetime, timedelta
-from typing import cast
 
 from bot.domain import Allowance, SlackActor, SlackDecision
 from bot.services.approvals import approval_body
