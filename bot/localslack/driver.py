@@ -66,6 +66,14 @@ class DeliveredMessage:
     response: httpx.Response | None
 
 
+@dataclass(frozen=True)
+class SentRequest:
+    """A request exactly as it went to the app: what a replay sends again byte for byte."""
+
+    body: bytes
+    headers: dict[str, str]
+
+
 class SlackDriver:
     """Sends the bridge what Slack sends when a person clicks, picks, types or submits."""
 
@@ -88,6 +96,7 @@ class SlackDriver:
         self._clock = clock
         self._http = http or httpx.AsyncClient(timeout=_TIMEOUT_SECONDS, verify=trust_store())
         self._owns_http = http is None
+        self.last_sent: SentRequest | None = None
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -465,7 +474,13 @@ class SlackDriver:
             "X-Slack-Request-Timestamp": timestamp,
             "X-Slack-Signature": signature,
         }
+        self.last_sent = SentRequest(body, headers)
         return await self._http.post(self.events_url, content=body, headers=headers)
+
+    async def replay(self, sent: SentRequest) -> httpx.Response:
+        """Send a request again, the same bytes, timestamp and signature (as an attacker
+        who captured it, or a second delivery, would)."""
+        return await self._http.post(self.events_url, content=sent.body, headers=sent.headers)
 
     def sign(self, body: bytes, timestamp: str) -> str:
         signature = self._verifier.generate_signature(timestamp=timestamp, body=body.decode())

@@ -1,0 +1,59 @@
+"""Every signed request acts once: a replay or a second delivery is acknowledged and ignored.
+
+A request Slack signed stays valid for five minutes, so the same bytes sent again
+(an attacker replaying a captured click, or one delivery reaching two replicas)
+would act again: a withdrawn vote restored, a command run twice. Before any
+listener runs, the request's timestamp and signature are claimed in the store
+(`event_receipts`, shared by every replica and pruned with the event receipts);
+a request already claimed gets an empty 200 and a log line. Socket Mode
+requests carry no signature and are let through (Slack delivers each envelope
+to one connection).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from slack_bolt.async_app import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+
+from bot.clock import Clock
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+Next = Callable[[], Awaitable[None]]
+Once = Callable[[AsyncBoltRequest, Next], Awaitable[BoltResponse | None]]
+RECEIPT_PREFIX = "request:"
+"""Request receipts share the event receipts' table, told apart by this prefix."""
+
+
+def request_key(timestamp: str, signature: str) -> str:
+    """The receipt of one signed request (a digest: the signature itself is not kept)."""
+    digest = hashlib.sha256(f"{timestamp}:{signature}".encode()).hexdigest()
+    return RECEIPT_PREFIX + digest
+
+
+def _header(request: AsyncBoltRequest, name: str) -> str | None:
+    values = request.headers.get(name)
+    return values[0] if values else None
+
+
+def once_per_request(store: Store, clock: Clock) -> Once:
+    """The Bolt middleware that lets each signed request through once."""
+
+    async def act_once(req: AsyncBoltRequest, next: Next) -> BoltResponse | None:
+        timestamp = _header(req, "x-slack-request-timestamp")
+        signature = _header(req, "x-slack-signature")
+        if timestamp is None or signature is None or req.mode == "socket_mode":
+            await next()
+            return None
+        if not await store.first_receipt(request_key(timestamp, signature), clock()):
+            log.warning("ignored a request already received (a replay or a second delivery)")
+            return BoltResponse(status=200, body="")
+        await next()
+        return None
+
+    return act_once
