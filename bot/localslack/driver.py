@@ -175,8 +175,20 @@ class SlackDriver:
     ) -> httpx.Response:
         """A click in an ephemeral message, by the one person it was shown to. Slack marks
         the container ephemeral and sends no `message`: the app sees only the button."""
+        return await self._send(self._ephemeral_click(ephemeral, action_id, value))
+
+    async def click_ephemeral_button_over_socket(
+        self, ephemeral: StoredEphemeral, action_id: str, *, within: float = 5.0
+    ) -> SocketAck:
+        """The same click in Socket Mode: an `interactive` envelope down the app's socket."""
+        payload = self._ephemeral_click(ephemeral, action_id, None)
+        return await self.slack.deliver_over_socket("interactive", payload, within=within)
+
+    def _ephemeral_click(
+        self, ephemeral: StoredEphemeral, action_id: str, value: str | None
+    ) -> dict[str, Any]:
         block, element = find_element(ephemeral.blocks, action_id, value=value)
-        payload = {
+        return {
             **envelope("block_actions", self._identity, self._user(ephemeral.user)),
             "container": ephemeral_container(ephemeral),
             "trigger_id": self.slack.issue_trigger(ephemeral.user),
@@ -187,7 +199,6 @@ class SlackDriver:
             ),
             "actions": [action(block, element, self._ts())],
         }
-        return await self._send(payload)
 
     # ------------------------------------------------------------------ slash commands
 

@@ -81,6 +81,36 @@ def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[di
     return text, cleaned
 
 
+SEND_LABEL = "Send"
+OFFER_CHARS = 300
+"""Of an answer or a prompt, shown in the offer (the answer sent is never cut)."""
+
+
+def send_offer(answer: str, question: str, value: str) -> tuple[str, list[dict[str, Any]]]:
+    """(text, blocks) of the offer to send a reply as the answer, with *Send*:
+    `Send "EU" as your answer to "Which region?"`. Only the click decides."""
+    said = fit_escaped(one_line(answer), OFFER_CHARS, escape_inline)
+    asked = fit_escaped(one_line(question), OFFER_CHARS, escape_inline)
+    text = f"Send “{said}” as your answer to “{asked}”?"
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "text": mrkdwn(text, SECTION_TEXT)},
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": ActionId.SEND_REPLY.value,
+                    "text": plain_text(SEND_LABEL, BUTTON_TEXT),
+                    "value": value,
+                    "style": "primary",
+                }
+            ],
+        },
+    ]
+    cleaned: list[dict[str, Any]] = clean_rendered(blocks)
+    return text, cleaned
+
+
 def without_reply_hint(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A message's blocks shown away from its thread (a `/novo show` card): no hint."""
     return [b for b in blocks if b.get("block_id") != HINT_BLOCK_ID]
