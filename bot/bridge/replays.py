@@ -7,7 +7,8 @@ listener runs, the request's timestamp and signature are claimed in the store
 (`event_receipts`, shared by every replica and pruned with the event receipts);
 a request already claimed gets an empty 200 and a log line. Socket Mode
 requests carry no signature and are let through (Slack delivers each envelope
-to one connection).
+to one connection), and so are type-ahead look-ups (`block_suggestion`): they
+only read, and the same query typed twice within a second is the same request.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from slack_bolt.async_app import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
@@ -25,7 +27,9 @@ from bot.store import Store
 log = logging.getLogger(__name__)
 
 Next = Callable[[], Awaitable[None]]
-Once = Callable[[AsyncBoltRequest, Next], Awaitable[BoltResponse | None]]
+Once = Callable[[AsyncBoltRequest, Any, Next], Awaitable[BoltResponse | None]]
+READS = frozenset({"block_suggestion"})
+"""Payload types that only read: a second one changes nothing, so none is refused."""
 RECEIPT_PREFIX = "request:"
 """Request receipts share the event receipts' table, told apart by this prefix."""
 
@@ -44,10 +48,11 @@ def _header(request: AsyncBoltRequest, name: str) -> str | None:
 def once_per_request(store: Store, clock: Clock) -> Once:
     """The Bolt middleware that lets each signed request through once."""
 
-    async def act_once(req: AsyncBoltRequest, next: Next) -> BoltResponse | None:
+    async def act_once(req: AsyncBoltRequest, body: Any, next: Next) -> BoltResponse | None:
         timestamp = _header(req, "x-slack-request-timestamp")
         signature = _header(req, "x-slack-signature")
-        if timestamp is None or signature is None or req.mode == "socket_mode":
+        kind = body.get("type") if isinstance(body, dict) else None
+        if timestamp is None or signature is None or req.mode == "socket_mode" or kind in READS:
             await next()
             return None
         if not await store.first_receipt(request_key(timestamp, signature), clock()):
