@@ -34,6 +34,7 @@ from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import Store, TrackedInteraction
 from bot.tls import trust_store
+from tests.replicas.conftest import fresh_database
 from tests.support import FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
@@ -319,6 +320,18 @@ async def open_loop(
 async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
     async with open_loop(tmp_path) as scenario:
         yield scenario
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine_loop(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[Loop, str]]:
+    if request.param == "sqlite":
+        async with open_loop(tmp_path) as scenario:
+            yield scenario, "sqlite"
+        return
+    async with fresh_database() as url, open_loop(tmp_path, url) as scenario:
+        yield scenario, url
 
 
 async def hold_the_store(

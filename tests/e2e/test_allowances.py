@@ -279,10 +279,13 @@ async def test_a_lowered_max_shortens_an_allowance_granted_before(loop: Loop) ->
     assert await loop.resolve_calls(after) == []
 
 
-async def test_no_use_is_queued_once_a_revoke_is_acknowledged(loop: Loop) -> None:
+async def test_no_use_is_queued_once_a_revoke_is_acknowledged(
+    engine_loop: tuple[Loop, str],
+) -> None:
     """Finding: a revoke was confirmed while a poll was using the allowance, and most of
     the batch was approved after it. Every use is counted once the person is told it is
-    revoked: none may come after that."""
+    revoked: none may come after that (SQLite's one writer; PostgreSQL's row lock)."""
+    loop, _ = engine_loop
     await loop.use_policy(STANDING)
     ts = await _grant(loop)
     await loop.fault(routes="list", errorRate=1.0, status=503)

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
-from tests.e2e.conftest import CHANNEL, Loop, hold_the_store, open_loop
-from tests.replicas.conftest import fresh_database
+from tests.e2e.conftest import CHANNEL, Loop, hold_the_store
 from tests.support import wait_until
 
 QUORUM_OF_TWO = """
@@ -299,18 +295,6 @@ async def test_approve_all_of_two_hundred_under_a_quorum_acks_within_a_second(lo
 
 
 # ------------------------------------------------------------------ a store that stops
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def engine_loop(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[Loop, str]]:
-    if request.param == "sqlite":
-        async with open_loop(tmp_path) as scenario:
-            yield scenario, "sqlite"
-        return
-    async with fresh_database() as url, open_loop(tmp_path, url) as scenario:
-        yield scenario, url
 
 
 async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
