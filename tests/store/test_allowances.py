@@ -8,14 +8,19 @@ from datetime import datetime, timedelta
 from typing import cast
 
 import pytest
+from sqlalchemy import text, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.domain import Allowance, SlackActor, SlackDecision
 from bot.services.approvals import approval_body
 from bot.store import QueuedDecision, Store
 from bot.store.allowances import Grant, PlannedUse
 from bot.store.audit import AuditEvent
+from bot.store.schema import allowances
+from tests.support import wait_until
 
+from .conftest import Database, _asyncpg_url
 from .helpers import NOW, interaction
 
 ADA = SlackActor("U0ADA", "Ada Lovelace")
@@ -157,3 +162,42 @@ async def test_a_use_and_its_audit_event_are_one_write(store: Store) -> None:
         await store.use_allowance(_plan(allowance, "int_b", events=(unwritable,)), NOW)
     assert await store.get("int_b") is None
     assert await store.open_decision("int_b") is None
+
+
+async def test_a_use_waits_for_a_revoke_under_way_and_then_sees_it(postgres: Database) -> None:
+    """PostgreSQL: a use locks the allowance's row, so a revoke being committed by another
+    replica is waited for, and the use then finds the allowance ended (read without the
+    lock, it would use the allowance as it was before the revoke)."""
+    store = await postgres.open()
+    try:
+        allowance = await store.allowance(await _granted(store))
+        assert allowance is not None
+        other = create_async_engine(
+            _asyncpg_url(), connect_args={"server_settings": {"search_path": postgres.schema}}
+        )
+        try:
+            async with other.begin() as revoking:
+                await revoking.execute(
+                    update(allowances)
+                    .where(allowances.c.id == allowance.id)
+                    .values(ended="revoked", ended_by_id="U0GRACE", ended_at=NOW)
+                )
+                use = asyncio.ensure_future(store.use_allowance(_plan(allowance, "int_a"), NOW))
+
+                async def waiting() -> bool:
+                    if use.done():
+                        return True  # used without waiting: the assertion below says so
+                    query = text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                    )
+                    return bool((await revoking.execute(query)).scalar())
+
+                await wait_until(waiting, message="the use waiting for the revoke")
+                assert not use.done()
+            assert await use is False
+        finally:
+            await other.dispose()
+        assert await store.open_decision("int_a") is None
+    finally:
+        await store.close()
