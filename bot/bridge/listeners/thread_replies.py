@@ -9,10 +9,9 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
-from bot.bridge.listeners import acknowledging, actor_of, person, services_of
-from bot.bridge.listeners.approvals import channel_of
+from bot.bridge.listeners import person, services_of
+from bot.bridge.listeners.approvals import decide_by_value
 from bot.services.thread_replies import thread_reply
-from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId
 
 
@@ -33,11 +32,4 @@ def register(app: AsyncApp) -> None:
     async def send_reply(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        services = services_of(context)
-        actor = actor_of(services, body)
-        interaction_id, outcome = await services.thread_replies.send(
-            action["value"], actor, acknowledging(ack, context)
-        )
-        await services.presenter.tell(
-            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-        )
+        await decide_by_value(ack, body, action, context, lambda s: s.thread_replies.send)
