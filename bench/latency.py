@@ -63,6 +63,8 @@ class Options:
     samples: int
     poll_seconds: float
     seed: int
+    resolve_latency_ms: float = 0.0
+    """Novo's resolve slowed by this much: the ack must not wait for it."""
 
     @property
     def deadline(self) -> float:
@@ -187,6 +189,8 @@ async def measure(opts: Options) -> dict[str, list[float]]:
     rng = random.Random(opts.seed)
     figures: dict[str, list[float]] = {POSTED: [], ACKED: [], RESOLVED: [], UPDATED: []}
     async with running_rig(opts.poll_seconds) as rig:
+        if opts.resolve_latency_ms:
+            await rig.control.faults(routes="resolve", latencyMs=opts.resolve_latency_ms)
         _progress(f"[1/3] {POSTED}")
         clickable = []
         for _ in range(opts.samples):
@@ -216,12 +220,18 @@ def _parse(argv: list[str] | None) -> Options:
         help="the bridge's poll interval (default: its production default)",
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the start offsets")
+    parser.add_argument(
+        "--resolve-latency-ms",
+        type=float,
+        default=0.0,
+        help="slow Novo's resolve by this much (the ack must not wait for it)",
+    )
     args = parser.parse_args(argv)
     if args.samples < 1:
         parser.error("--samples must be at least 1")
     if args.poll_seconds <= 0:
         parser.error("--poll-seconds must be positive")
-    return Options(args.samples, args.poll_seconds, args.seed)
+    return Options(args.samples, args.poll_seconds, args.seed, args.resolve_latency_ms)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"novo-slack latency: {opts.samples} samples per figure, poll interval "
         f"{opts.poll_seconds:g} s, start offsets uniform in [0, {opts.poll_seconds:g}) s, "
-        f"seed {opts.seed}"
+        f"seed {opts.seed}, Novo's resolve slowed by {opts.resolve_latency_ms:g} ms"
     )
     print()
     print(format_table(list(figures.items())))

@@ -60,7 +60,7 @@ class Approval:
 
 
 AllowanceScope = Literal["run", "tool"]
-AllowanceEnd = Literal["revoked", "expired", "policy"]
+AllowanceEnd = Literal["revoked", "expired", "policy", "refused"]
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,15 @@ class Granted:
     allowance: Allowance
 
 
-Fact = Notice | Refusal | Delivered | Ended | InFlight | BadAnswer | Tally | Granted
+@dataclass(frozen=True)
+class NotGranted:
+    """The approval did not go (`why`), so the standing approval asked for with it was
+    ended before it took effect."""
+
+    why: Notice | Ended | BadAnswer
+
+
+Fact = Notice | Refusal | Delivered | Ended | InFlight | BadAnswer | Tally | Granted | NotGranted
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from bot.bridge.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
 from bot.bridge.origin import origin_check
 from bot.bridge.presenter import failure_text, requester
 from bot.bridge.priority import ClicksFirstApp
+from bot.bridge.replays import once_per_request
 from bot.bridge.wiring import Services
 from bot.slack.credentials import SlackIdentity
 
@@ -62,6 +63,7 @@ def build_bolt_app(
         await next()
 
     app.middleware(origin_check(identity))
+    app.middleware(once_per_request(services.store, services.clock))
 
     @app.middleware
     async def provide_services(

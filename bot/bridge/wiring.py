@@ -110,7 +110,7 @@ class Services:
             allowances=allowances,
             groups=GroupService(store, slack, decisions, gate, publisher, clock),
             questions=QuestionService(store, slack, decisions, clock),
-            thread_replies=ThreadReplyService(store, slack, decisions, clock),
+            thread_replies=ThreadReplyService(store, slack, decisions, gate, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(

@@ -69,6 +69,14 @@ class DeliveredMessage:
     response: httpx.Response | None
 
 
+@dataclass(frozen=True)
+class SentRequest:
+    """A request exactly as it went to the app: what a replay sends again byte for byte."""
+
+    body: bytes
+    headers: dict[str, str]
+
+
 class SlackDriver:
     """Sends the bridge what Slack sends when a person clicks, picks, types or submits."""
 
@@ -91,6 +99,7 @@ class SlackDriver:
         self._clock = clock
         self._http = http or httpx.AsyncClient(timeout=ANSWER_WAIT_SECONDS, verify=trust_store())
         self._owns_http = http is None
+        self.last_sent: SentRequest | None = None
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -169,8 +178,20 @@ class SlackDriver:
     ) -> httpx.Response:
         """A click in an ephemeral message, by the one person it was shown to. Slack marks
         the container ephemeral and sends no `message`: the app sees only the button."""
+        return await self._send(self._ephemeral_click(ephemeral, action_id, value))
+
+    async def click_ephemeral_button_over_socket(
+        self, ephemeral: StoredEphemeral, action_id: str, *, within: float = 5.0
+    ) -> SocketAck:
+        """The same click in Socket Mode: an `interactive` envelope down the app's socket."""
+        payload = self._ephemeral_click(ephemeral, action_id, None)
+        return await self.slack.deliver_over_socket("interactive", payload, within=within)
+
+    def _ephemeral_click(
+        self, ephemeral: StoredEphemeral, action_id: str, value: str | None
+    ) -> dict[str, Any]:
         block, element = find_element(ephemeral.blocks, action_id, value=value)
-        payload = {
+        return {
             **envelope("block_actions", self._identity, self._user(ephemeral.user)),
             "container": ephemeral_container(ephemeral),
             "trigger_id": self.slack.issue_trigger(ephemeral.user),
@@ -181,7 +202,6 @@ class SlackDriver:
             ),
             "actions": [action(block, element, self._ts())],
         }
-        return await self._send(payload)
 
     # ------------------------------------------------------------------ slash commands
 
@@ -480,7 +500,13 @@ class SlackDriver:
             "X-Slack-Request-Timestamp": timestamp,
             "X-Slack-Signature": signature,
         }
+        self.last_sent = SentRequest(body, headers)
         return await self._http.post(self.events_url, content=body, headers=headers)
+
+    async def replay(self, sent: SentRequest) -> httpx.Response:
+        """Send a request again, the same bytes, timestamp and signature (as an attacker
+        who captured it, or a second delivery, would)."""
+        return await self._http.post(self.events_url, content=sent.body, headers=sent.headers)
 
     def sign(self, body: bytes, timestamp: str) -> str:
         signature = self._verifier.generate_signature(timestamp=timestamp, body=body.decode())

@@ -32,7 +32,15 @@ from bot.clock import Clock
 from bot.domain import Allowance, AllowanceScope, AllowanceUse, SlackActor, SlackDecision
 from bot.metrics import ALLOWANCES_USED
 from bot.novo.models import Interaction
-from bot.outcomes import DecisionOutcome, Granted, Notice, OutcomeKind
+from bot.outcomes import (
+    BadAnswer,
+    DecisionOutcome,
+    Ended,
+    Granted,
+    NotGranted,
+    Notice,
+    OutcomeKind,
+)
 from bot.policy.live import LivePolicy
 from bot.policy.routes import DEFAULTS_RULE, Route, resolve
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
@@ -47,6 +55,9 @@ from bot.store.audit import AuditEvent
 from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
+
+UNDELIVERED = frozenset({OutcomeKind.CONFLICT, OutcomeKind.GONE, OutcomeKind.REJECTED})
+"""What Novo answered when it did not take an approval (its allowance is ended)."""
 
 
 def scope_of(choice: str | None) -> AllowanceScope | None:
@@ -90,7 +101,8 @@ class AllowanceService:
         scope: AllowanceScope,
         acknowledge: Acknowledge | None = None,
     ) -> DecisionOutcome:
-        """Approve as Approve does, and allow the tool for the scope's time."""
+        """Approve as Approve does, and allow the tool for the scope's time: the allowance
+        is written with the approval, and takes effect once the approval is delivered."""
         window = window_of(acknowledge)
         done = await before_ack(
             window,
@@ -100,21 +112,16 @@ class AllowanceService:
         )
         if isinstance(done, DecisionOutcome):
             return done
-        queued, snapshot, allowance = done
-        await self._decisions.clicked(interaction_id, queued.decision)
-        await self._store.record(
-            "allowance_granted",
-            self._clock(),
-            interaction_id=interaction_id,
-            actor_id=actor.user_id,
-            allowance=allowance.id,
-            rule=allowance.rule,
-            scope=allowance.scope,
-            until=allowance.until.isoformat(),
-        )
+        queued, snapshot = done
         outcome = await self._decisions.deliver(queued, snapshot)
         if outcome.kind is OutcomeKind.DELIVERED:
-            return DecisionOutcome(OutcomeKind.VOTED, Granted(allowance), outcome.interaction)
+            granted = await self._store.allowances_granted_on(interaction_id)
+            if granted:
+                return DecisionOutcome(OutcomeKind.VOTED, Granted(granted[-1]), outcome.interaction)
+            return outcome
+        fact = outcome.fact
+        if outcome.kind in UNDELIVERED and isinstance(fact, Notice | Ended | BadAnswer):
+            return DecisionOutcome(outcome.kind, NotGranted(fact), outcome.interaction)
         return outcome
 
     async def _record(
@@ -125,7 +132,7 @@ class AllowanceService:
         *,
         stage: Stage,
         commit_by: float,
-    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction, Allowance]:
+    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
         tracked = await self._store.get(interaction_id)
         ended = self._decisions.not_decidable(tracked)
         if ended is not None or tracked is None:
@@ -141,32 +148,29 @@ class AllowanceService:
         ):
             return DecisionOutcome(OutcomeKind.REFUSED, Notice.STANDING_NOT_OFFERED, snapshot)
         now = self._clock()
-        decision = SlackDecision(actor=actor, at=now, verb=VERB_APPROVED)
+        seconds = StandingOffer(tuple(standing.scopes), standing.max_seconds).seconds_for(scope)
+        grant = Grant(
+            rule=route.rule,
+            scope=scope,
+            agent_id=snapshot.agent_id,
+            tool_name=snapshot.tool_name,
+            root_run_id=snapshot.root_run_id if scope == "run" else None,
+            granted_by=actor,
+            granted_at=now,
+            until=now + timedelta(seconds=seconds),
+            interaction_id=interaction_id,
+        )
         recorded = await self._decisions.record(
             interaction_id,
             approval_body(interaction_id, True),
-            decision,
+            SlackDecision(actor=actor, at=now, verb=VERB_APPROVED),
             stage=stage,
             commit_by=commit_by,
+            grant=grant,
         )
-        if isinstance(recorded, DecisionOutcome):
-            return recorded
-        seconds = StandingOffer(tuple(standing.scopes), standing.max_seconds).seconds_for(scope)
-        allowance = await self._store.grant_allowance(
-            Grant(
-                rule=route.rule,
-                scope=scope,
-                agent_id=snapshot.agent_id,
-                tool_name=snapshot.tool_name,
-                root_run_id=snapshot.root_run_id if scope == "run" else None,
-                granted_by=actor,
-                granted_at=now,
-                until=now + timedelta(seconds=seconds),
-                interaction_id=interaction_id,
-            )
-        )
-        await self._publisher.refresh_soon_by_id(interaction_id)
-        return recorded[0], recorded[1], allowance
+        if not isinstance(recorded, DecisionOutcome):
+            await self._publisher.refresh_soon_by_id(interaction_id)
+        return recorded
 
     # ------------------------------------------------------------------ revoking
 
@@ -267,9 +271,10 @@ class AllowanceService:
         return _permits(resolve(policy, rule, self._policy.default_channel), allowance)
 
     async def _use(self, new: Sequence[Interaction], in_force: Sequence[Allowance]) -> set[str]:
-        now = self._clock()
-        lease = now + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        planned: list[PlannedUse] = []
+        """Use the allowances on the new approvals they cover, one at a time: each use asks
+        the decider gate about the granter now, and its own transaction checks the
+        allowance is still in force (`Store.use_allowance`)."""
+        used: dict[str, Interaction] = {}
         for interaction in new:
             if interaction.kind != "approval_request" or not interaction.is_pending:
                 continue
@@ -285,37 +290,56 @@ class AllowanceService:
                 ),
                 None,
             )
-            if allowance is None:
+            if allowance is None or route.standing is None:
                 continue
-            decision = SlackDecision(actor=allowance.granted_by, at=now, verb=VERB_APPROVED)
-            body = approval_body(interaction.id, True)
-            planned.append(PlannedUse(interaction, allowance, body, decision, lease))
-        if not planned:
+            if not await self._granter_may_decide(interaction, allowance):
+                continue
+            plan = self._plan(interaction, allowance, route.standing.max_seconds)
+            if await self._store.use_allowance(plan, plan.decision.at):
+                used[interaction.id] = interaction
+                ALLOWANCES_USED.labels(allowance.rule).inc()
+        if not used:
             return set()
-        used = await self._store.use_allowances(planned, now)
-        by_id = {p.interaction.id: p for p in planned}
-        await self._store.record_many(
-            [
-                AuditEvent(
-                    "allowance_used",
-                    now,
-                    interaction_id,
-                    by_id[interaction_id].allowance.granted_by.user_id,
-                    {"allowance": by_id[interaction_id].allowance.id},
-                )
-                for interaction_id in used
-            ]
-        )
-        for interaction_id in used:
-            ALLOWANCES_USED.labels(by_id[interaction_id].allowance.rule).inc()
-        queued = await self._store.open_decisions(used)
+        queued = await self._store.open_decisions(list(used))
         await asyncio.gather(
             *(
-                self._decisions.deliver(q, by_id[q.interaction_id].interaction, source="standing")
+                self._decisions.deliver(q, used[q.interaction_id], source="standing")
                 for q in queued.values()
             )
         )
         return set(used)
+
+    async def _granter_may_decide(self, interaction: Interaction, allowance: Allowance) -> bool:
+        """The gate a click passes, asked of the granter under the rule as it is now (a
+        reload or a group change since the grant stops the allowance's uses)."""
+        if await self._gate.may_decide(interaction, allowance.granted_by):
+            return True
+        log.info(
+            "allowance %d not used on %s: %s may no longer decide it",
+            allowance.id,
+            interaction.id,
+            allowance.granted_by.user_id,
+        )
+        return False
+
+    def _plan(
+        self, interaction: Interaction, allowance: Allowance, max_seconds: float
+    ) -> PlannedUse:
+        now = self._clock()
+        granter = allowance.granted_by.user_id
+        return PlannedUse(
+            interaction,
+            allowance,
+            approval_body(interaction.id, True),
+            SlackDecision(actor=allowance.granted_by, at=now, verb=VERB_APPROVED),
+            now + timedelta(seconds=DELIVERY_LEASE_SECONDS),
+            max_seconds,
+            (
+                AuditEvent(
+                    "allowance_used", now, interaction.id, granter, {"allowance": allowance.id}
+                ),
+            ),
+        )
 
     async def _report(self) -> None:
         """One thread reply per granting message for the uses not yet reported."""

@@ -130,7 +130,6 @@ class ApprovalService:
         if isinstance(done, Cast):
             return await self._counted(interaction_id, actor, done)
         queued, snapshot = done
-        await self._decisions.clicked(interaction_id, decision)
         return await self._decisions.deliver(queued, snapshot)
 
     async def _approve(

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
-from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.domain import Allowance, Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -44,7 +44,9 @@ from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.reasons import slack_reason, standing_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
+from bot.store.allowances import Grant
 from bot.store.audit import AuditEvent
+from bot.store.rows import DecisionState
 from bot.sync.final_metrics import observe_final
 from bot.sync.publisher import MessagePublisher
 
@@ -133,18 +135,40 @@ class DecisionService:
         if isinstance(recorded, DecisionOutcome):
             return recorded
         queued, snapshot = recorded
-        await self.clicked(interaction_id, decision)
         return await self.deliver(queued, snapshot)
 
     async def clicked(self, interaction_id: str, decision: SlackDecision) -> None:
-        """The audit trail's word that a decision was queued (written after the ack)."""
-        await self._store.record(
-            "clicked",
-            self._clock(),
-            interaction_id=interaction_id,
-            actor_id=decision.actor.user_id,
-            verb=decision.verb,
-        )
+        """The audit trail's word that a decision was queued, for a decision whose write
+        could not carry it (a quorum's sealing vote)."""
+        await self._store.record_many(self.decision_trail(interaction_id, decision, None))
+
+    def decision_trail(
+        self, interaction_id: str, decision: SlackDecision, allowance: Allowance | None
+    ) -> list[AuditEvent]:
+        """The audit events of a decision as it is queued (and of the allowance granted with
+        it): the one place they are made, written in the decision's own transaction."""
+        now = self._clock()
+        events = [
+            AuditEvent(
+                "clicked", now, interaction_id, decision.actor.user_id, {"verb": decision.verb}
+            )
+        ]
+        if allowance is not None:
+            events.append(
+                AuditEvent(
+                    "allowance_granted",
+                    now,
+                    interaction_id,
+                    decision.actor.user_id,
+                    {
+                        "allowance": allowance.id,
+                        "rule": allowance.rule,
+                        "scope": allowance.scope,
+                        "until": allowance.until.isoformat(),
+                    },
+                )
+            )
+        return events
 
     async def record(
         self,
@@ -154,10 +178,12 @@ class DecisionService:
         *,
         stage: Stage,
         commit_by: float | None = None,
+        grant: Grant | None = None,
     ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
         """Queue the decision in the outbox (the policy allowing); or why it was not queued.
 
         `commit_by`: the ack's deadline; a write that would end after it is rolled back.
+        `grant`: an allowance granted with the decision, written in its transaction.
         """
         tracked = await self._store.get(interaction_id)
         refused = self.not_decidable(tracked)
@@ -173,7 +199,13 @@ class DecisionService:
             return DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(exc.message, by_novo=False))
         lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
         queued = await self._store.enqueue_decision(
-            interaction_id, body, decision, lease, commit_by=commit_by
+            interaction_id,
+            body,
+            decision,
+            lease,
+            commit_by=commit_by,
+            grant=grant,
+            trail=lambda kept, allowance: self.decision_trail(interaction_id, decision, allowance),
         )
         if queued is None:
             return await self.not_queued(interaction_id, tracked.snapshot)
@@ -402,8 +434,33 @@ class DecisionService:
         log.info("%s %s (%s)", decision.verb, interaction_id, decision.actor.user_id)
         return DecisionOutcome(OutcomeKind.DELIVERED, Delivered(decision.verb), result)
 
+    async def _close_undelivered(
+        self, queued: QueuedDecision, state: DecisionState, error: str
+    ) -> None:
+        """Close a decision Novo did not take; an allowance granted with it ended with it
+        (in the same transaction), which the trail records here."""
+        if not await self._store.finish_decision(queued.id, state, self._clock(), error):
+            return
+        refused = [
+            a
+            for a in await self._store.allowances_granted_on(queued.interaction_id)
+            if a.ended == "refused"
+        ]
+        await self._store.record_many(
+            [
+                AuditEvent(
+                    "allowance_refused",
+                    self._clock(),
+                    a.interaction_id,
+                    a.granted_by.user_id,
+                    {"allowance": a.id, "rule": a.rule, "why": state},
+                )
+                for a in refused
+            ]
+        )
+
     async def _gone(self, queued: QueuedDecision) -> DecisionOutcome:
-        await self._store.finish_decision(queued.id, "gone", self._clock(), "404")
+        await self._close_undelivered(queued, "gone", "404")
         await self._store.record(
             "not_found", self._clock(), interaction_id=queued.interaction_id, status=404
         )
@@ -412,7 +469,7 @@ class DecisionService:
         return DecisionOutcome(OutcomeKind.GONE, Notice.GONE)
 
     async def _rejected(self, queued: QueuedDecision, message: str) -> DecisionOutcome:
-        await self._store.finish_decision(queued.id, "rejected", self._clock(), message)
+        await self._close_undelivered(queued, "rejected", message)
         await self._store.record(
             "rejected", self._clock(), interaction_id=queued.interaction_id, message=message
         )
@@ -477,7 +534,7 @@ class DecisionService:
         self, queued: QueuedDecision, before: Interaction | None
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
-        await self._store.finish_decision(queued.id, "conflict", self._clock(), "409")
+        await self._close_undelivered(queued, "conflict", "409")
         await self._store.record(
             "conflict", self._clock(), interaction_id=interaction_id, status=409
         )

@@ -1,11 +1,17 @@
 """Answering a question by replying in its message's thread.
 
 A reply is read as the answer it unambiguously stands for (see
-`bot.slack.thread_answers`) and then takes the same road as a form
-submission: the policy's check, the outbox (recorded before anything is
-sent, delivered once, redelivered after an outage), the same rewrite of the
-message. Only the person who replied is told anything (in the thread, only to
-them); a reply whose answer Novo took gets a ✅ instead, for everyone to see.
+`bot.slack.thread_answers`), but it is never sent on its own: people talk in
+threads (`@grace do you know which customer this is?`), and only an explicit
+"this is my answer" may decide. So a reply by someone who may decide gets an
+offer, only to them, naming exactly what would be sent (`Send “EU” as your
+answer to “Which region?”`) with a *Send* button; the parsed answer is kept in
+the store (as a form's draft is, so the click may reach another replica). Only
+that click decides, and it takes the same road as a form submission: the
+policy's check, the outbox (recorded before the ack, delivered once,
+redelivered after an outage), the same rewrite of the message. A reply whose
+answer Novo took gets a ✅, for everyone to see. Someone who may not decide is
+told so, and gets no offer.
 
 Ignored without a word: messages from apps (the bridge's own included), edits
 and deletions (message subtypes), top-level messages, and replies under
@@ -32,19 +38,22 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision, SlackMessageRef
-from bot.novo.models import ResolveInteractionBody
+from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, OutcomeKind
+from bot.services.acking import Acknowledge, window_of
+from bot.services.deciders import DeciderGate
 from bot.services.decisions import DecisionService, ReplyMark
-from bot.services.questions import ACTION_LABEL_CHARS, VERB_ANSWERED
+from bot.services.questions import ACTION_LABEL_CHARS, CHOICE_GONE, VERB_ANSWERED
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.common import clean_text, defuse_mrkdwn, truncate
-from bot.slack.render.outcomes import outcome_text
-from bot.slack.render.thread_reply import REACTION, THREAD_VIA, reply_help
+from bot.slack.render.outcomes import fact_text, outcome_text
+from bot.slack.render.thread_reply import REACTION, THREAD_VIA, reply_help, send_offer
 from bot.slack.thread_answers import parse_reply, reply_targets
 from bot.store import Store
 
 log = logging.getLogger(__name__)
 
+OFFER_PREFIX = "reply"
 RECEIPT_DAYS = 1
 """How long a delivery's `event_id` is kept: Slack's last retry comes within minutes."""
 # Subtypes that are still someone's new message in the thread; every other subtype is an
@@ -69,8 +78,7 @@ class ReplyResult(Enum):
     IGNORED = "ignored"  # not a reply to a question's message
     REPEATED = "repeated"  # a delivery of an event already taken
     TOLD = "told"  # the person was told something (ended, refused, what a reply can answer)
-    ANSWERED = "answered"  # Novo took the answer; the reply got its ✅
-    QUEUED = "queued"  # in the outbox, Novo not reached yet
+    OFFERED = "offered"  # the person was offered to send the answer it stands for
 
 
 def thread_reply(event: dict[str, Any], event_id: str | None) -> ThreadReply | None:
@@ -109,13 +117,67 @@ def reply_marker(slack: SlackGateway) -> ReplyMark:
     return mark
 
 
+@dataclass(frozen=True)
+class ReplyOffer:
+    """An offer to send a reply as its author's answer: which reply, by whom. Its `value`
+    is the *Send* button's value and the key its answer is kept under."""
+
+    channel: str
+    thread_ts: str
+    ts: str
+    user_id: str
+
+    @property
+    def value(self) -> str:
+        return "|".join((OFFER_PREFIX, self.channel, self.thread_ts, self.ts, self.user_id))
+
+    @classmethod
+    def parse(cls, value: str) -> ReplyOffer | None:
+        parts = value.split("|")
+        if len(parts) != 5 or parts[0] != OFFER_PREFIX or not all(parts):
+            return None
+        return cls(*parts[1:])
+
+
+def answer_verb(interaction: Interaction | None, response: InputResponse) -> str:
+    """How the message words a reply's answer: `Answered`, or `Chose “…”` for an action."""
+    request = interaction.request if interaction is not None else None
+    action = request.action(response.request_id) if request is not None else None
+    if action is None:
+        return VERB_ANSWERED
+    return f"Chose “{truncate(action.label or action.id, ACTION_LABEL_CHARS)}”"
+
+
+def offer_words(interaction: Interaction, response: InputResponse) -> tuple[str, str]:
+    """(what would be sent, what it answers), as the offer names them."""
+    request = interaction.request
+    asked = request.title if request is not None else ""
+    if request is not None:
+        action = request.action(response.request_id)
+        if action is not None:
+            return action.label or action.id, asked or interaction.id
+        question = next((q for q in request.questions if q.id == response.request_id), None)
+        if question is not None:
+            asked = question.prompt or asked
+            option = next((o for o in question.options or [] if o.id == response.option_id), None)
+            if option is not None:
+                return option.label or option.id, asked or interaction.id
+    return response.text or "", asked or interaction.id
+
+
 class ThreadReplyService:
     def __init__(
-        self, store: Store, slack: SlackGateway, decisions: DecisionService, clock: Clock
+        self,
+        store: Store,
+        slack: SlackGateway,
+        decisions: DecisionService,
+        gate: DeciderGate,
+        clock: Clock,
     ) -> None:
         self._store = store
         self._slack = slack
         self._decisions = decisions
+        self._gate = gate
         self._clock = clock
 
     async def replied(self, reply: ThreadReply, actor: SlackActor) -> ReplyResult:
@@ -138,30 +200,49 @@ class ThreadReplyService:
             text, blocks = reply_help(interaction_id, reply_targets(tracked.snapshot.request))
             await self._tell(reply, text, blocks)
             return ReplyResult.TOLD
-        verb = VERB_ANSWERED
-        if answer.action is not None:
-            verb = (
-                f"Chose “{truncate(answer.action.label or answer.action.id, ACTION_LABEL_CHARS)}”"
-            )
+        refused = await self._gate.refusal(tracked.snapshot, actor)
+        if refused is not None:
+            await self._tell(reply, fact_text(refused))
+            return ReplyResult.TOLD
+        offer = ReplyOffer(reply.channel, reply.thread_ts, reply.ts, reply.user_id)
+        await self._store.save_draft(
+            offer.value, interaction_id, [answer.response.to_wire()], self._clock()
+        )
+        words, asked = offer_words(tracked.snapshot, answer.response)
+        await self._tell(reply, *send_offer(words, asked, offer.value))
+        return ReplyResult.OFFERED
+
+    async def send(
+        self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
+    ) -> tuple[str, DecisionOutcome]:
+        """The *Send* click on an offer: decide with exactly the answer it named, as the
+        person who replied (nobody else can send their reply)."""
+        offer = ReplyOffer.parse(value)
+        interaction_id = (
+            await self._store.interaction_at(offer.channel, offer.thread_ts) if offer else None
+        )
+        saved = await self._store.load_draft(value) if offer and interaction_id else None
+        if offer is None or interaction_id is None or not saved or offer.user_id != actor.user_id:
+            if acknowledge is not None:
+                await window_of(acknowledge)()
+            return interaction_id or "", CHOICE_GONE
+        tracked = await self._store.get(interaction_id)
+        response = InputResponse.model_validate(saved[0])
         decision = SlackDecision(
             actor=actor,
             at=self._clock(),
-            verb=verb,
+            verb=answer_verb(tracked.snapshot if tracked else None, response),
             via=THREAD_VIA,
-            reply=SlackMessageRef(reply.channel, reply.ts),
+            reply=SlackMessageRef(offer.channel, offer.ts),
         )
-        body = ResolveInteractionBody(input_responses=[answer.response])
-        outcome = await self._decisions.decide(interaction_id, body, decision)
-        return await self._answered(reply, outcome)
+        body = ResolveInteractionBody(input_responses=[response])
+        outcome = await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        if outcome.kind in (OutcomeKind.DELIVERED, OutcomeKind.QUEUED):
+            await self._store.drop_draft(value)
+        return interaction_id, outcome
 
     async def prune_receipts(self) -> int:
         return await self._store.prune_receipts(self._clock() - timedelta(days=RECEIPT_DAYS))
-
-    async def _answered(self, reply: ThreadReply, outcome: DecisionOutcome) -> ReplyResult:
-        if outcome.kind is OutcomeKind.DELIVERED:
-            return ReplyResult.ANSWERED  # the decision service marked the reply ✅
-        await self._tell(reply, outcome_text(outcome))
-        return ReplyResult.QUEUED if outcome.kind is OutcomeKind.QUEUED else ReplyResult.TOLD
 
     async def _tell(
         self, reply: ThreadReply, text: str, blocks: list[dict[str, Any]] | None = None

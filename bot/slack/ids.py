@@ -27,6 +27,7 @@ class ActionId(StrEnum):
     QUESTION_DISMISS = "novo_q_dismiss"  # button, behind a confirmation; value: interaction id
     QUESTION_OVERFLOW = "novo_q_overflow"  # overflow: "dismiss" (messages posted before the button)
     QUESTION_REMIND = "novo_q_remind"  # overflow: the "Remind me" choices
+    SEND_REPLY = "novo_q_send_reply"  # a thread reply's offer; value: see `thread_replies`
     # question modal
     QUESTION_NEXT_PAGE = "novo_q_next"
     # inputs inside modals (action ids of input elements)

@@ -1,11 +1,20 @@
 """Standing approvals ("allowances") and each use of one: the store decides what happens once.
 
-An allowance's use is one transaction that tracks the interaction (as a claim to
-post would, but with no message: it is never posted), records the use keyed by
-the interaction id, and queues the approval in the outbox. Whichever replica
-polls, and however often a poll is retried after a crash, the interaction is
-tracked once, so it is used once and approved once; a replica that lost the
-race sees nothing inserted and leaves the interaction alone.
+An allowance is written in the transaction that queues the approval it is granted
+with (`DecisionQueries.enqueue_decision`), and takes effect only once that approval
+is delivered: an approval Novo refuses ends it as `refused` (`end_refused_grants`,
+in the transaction that closes the decision).
+
+An allowance's use is one transaction that first locks the allowance's row and
+checks it is in force at this moment (not ended, not past its time nor the rule's
+current `max`, its granting approval delivered), then tracks the interaction (as a
+claim to post would, but with no message: it is never posted), records the use
+keyed by the interaction id, queues the approval in the outbox and writes the use's
+audit event. A revoke updates the same row, so a revoke and a use take turns (a row
+lock on PostgreSQL, the single writer on SQLite): no use is queued once a revoke
+has committed. Whichever replica polls, and however often a poll is retried after a
+crash, the interaction is tracked once, so it is used once and approved once; a
+replica that lost the race sees nothing inserted and leaves the interaction alone.
 
 Ending one (a revoke, its expiry, a policy that no longer allows it) is a
 conditional update on a row not yet ended, so two replicas sweeping at once
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import cast
 
@@ -32,6 +41,7 @@ from bot.domain import (
     SlackDecision,
 )
 from bot.novo.models import Interaction, ResolveInteractionBody
+from bot.store.audit import AuditEvent, write_events
 from bot.store.base import StoreBase
 from bot.store.interactions import track_new
 from bot.store.records import dump_record, wire_record
@@ -64,6 +74,11 @@ class PlannedUse:
     body: ResolveInteractionBody
     decision: SlackDecision
     lease_until: datetime
+    max_seconds: float
+    """The rule's `max` as the policy in force has it now: a lowered `max` shortens
+    allowances granted under the old one."""
+    events: Sequence[AuditEvent] = ()
+    """The use's audit trail, written in the use's own transaction."""
 
 
 def allowance_of(row: RowMapping) -> Allowance:
@@ -95,25 +110,70 @@ def _use_of(row: RowMapping) -> AllowanceUse:
     )
 
 
+async def insert_grant(connection: AsyncConnection, grant: Grant) -> Allowance:
+    """Write an allowance (in the transaction that queues its granting approval)."""
+    row = (
+        (
+            await connection.execute(
+                allowances.insert()
+                .values(
+                    rule=grant.rule,
+                    scope=grant.scope,
+                    agent_id=grant.agent_id,
+                    tool_name=grant.tool_name,
+                    root_run_id=grant.root_run_id,
+                    granted_by_id=grant.granted_by.user_id,
+                    granted_by_name=grant.granted_by.display_name,
+                    granted_at=grant.granted_at,
+                    until=grant.until,
+                    interaction_id=grant.interaction_id,
+                )
+                .returning(*allowances.c)
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return allowance_of(row)
+
+
+async def end_refused_grants(
+    connection: AsyncConnection, interaction_id: str, now: datetime
+) -> list[Allowance]:
+    """End the allowances granted with the approval of `interaction_id`, which Novo did
+    not take (the decision is being closed undelivered): they never took effect."""
+    rows = (
+        (
+            await connection.execute(
+                update(allowances)
+                .where(allowances.c.interaction_id == interaction_id, _open)
+                .values(ended="refused", ended_at=now)
+                .returning(*allowances.c)
+            )
+        )
+        .mappings()
+        .all()
+    )
+    return [allowance_of(r) for r in rows]
+
+
+def in_force_at(allowance: Allowance, now: datetime, max_seconds: float) -> bool:
+    """Not ended, before its time, and within the rule's `max` as it is now."""
+    cap = allowance.granted_at + timedelta(seconds=max_seconds)
+    return allowance.in_force(now) and now < cap
+
+
 class AllowanceQueries(StoreBase):
     async def grant_allowance(self, grant: Grant) -> Allowance:
+        return await self._transaction(partial(insert_grant, grant=grant))
+
+    async def allowances_granted_on(self, interaction_id: str) -> list[Allowance]:
         rows = await self._all(
-            allowances.insert()
-            .values(
-                rule=grant.rule,
-                scope=grant.scope,
-                agent_id=grant.agent_id,
-                tool_name=grant.tool_name,
-                root_run_id=grant.root_run_id,
-                granted_by_id=grant.granted_by.user_id,
-                granted_by_name=grant.granted_by.display_name,
-                granted_at=grant.granted_at,
-                until=grant.until,
-                interaction_id=grant.interaction_id,
-            )
-            .returning(*allowances.c)
+            select(allowances)
+            .where(allowances.c.interaction_id == interaction_id)
+            .order_by(allowances.c.id)
         )
-        return allowance_of(rows[0])
+        return [allowance_of(r) for r in rows]
 
     async def allowance(self, allowance_id: int) -> Allowance | None:
         row = await self._first(select(allowances).where(allowances.c.id == allowance_id))
@@ -143,14 +203,16 @@ class AllowanceQueries(StoreBase):
         )
         return sorted((allowance_of(r) for r in rows), key=lambda a: a.id)
 
+    async def use_allowance(self, plan: PlannedUse, now: datetime) -> bool:
+        """Check the allowance is in force now, then track the interaction, record the use,
+        queue its approval and audit it, in one transaction; False when it was not used
+        (the allowance ended, or the interaction is tracked already, by a poll or another
+        replica)."""
+        return await self._transaction(partial(_use_one, plan=plan, now=now))
+
     async def use_allowances(self, planned: Sequence[PlannedUse], now: datetime) -> list[str]:
-        """Track each interaction, record its use and queue its approval, one transaction
-        each; the ids used now (one already tracked, by a poll or another replica, is not)."""
-        used: list[str] = []
-        for plan in planned:
-            if await self._transaction(partial(_use_one, plan=plan, now=now)):
-                used.append(plan.interaction.id)
-        return used
+        """`use_allowance` of each, in order; the ids used now."""
+        return [p.interaction.id for p in planned if await self.use_allowance(p, now)]
 
     async def claim_unreported_uses(self, now: datetime) -> list[AllowanceUse]:
         """Uses Novo has taken the approval of (delivered) whose thread report has not gone
@@ -179,8 +241,36 @@ class AllowanceQueries(StoreBase):
         return [_use_of(r) for r in rows]
 
 
+async def _lock_allowance(connection: AsyncConnection, allowance_id: int) -> Allowance | None:
+    """The allowance as committed now, its row locked until the transaction ends (a revoke
+    waits for a use under way, and a use after a revoke sees it ended)."""
+    query = select(allowances).where(allowances.c.id == allowance_id)
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = (await connection.execute(query)).mappings().first()
+    return allowance_of(row) if row is not None else None
+
+
+async def _took_effect(connection: AsyncConnection, allowance: Allowance) -> bool:
+    """Its granting approval was delivered: only then does an allowance take effect."""
+    delivered = (
+        select(decisions.c.id)
+        .where(
+            decisions.c.interaction_id == allowance.interaction_id,
+            decisions.c.state == "delivered",
+        )
+        .limit(1)
+    )
+    return (await connection.execute(delivered)).first() is not None
+
+
 async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: datetime) -> bool:
     interaction = plan.interaction
+    allowance = await _lock_allowance(connection, plan.allowance.id)
+    if allowance is None or not in_force_at(allowance, now, plan.max_seconds):
+        return False
+    if not await _took_effect(connection, allowance):
+        return False
     if not await track_new(connection, interaction, now):
         return False
     await connection.execute(
@@ -205,9 +295,12 @@ async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: dateti
             state="queued",
             attempts=0,
             next_attempt_at=plan.lease_until,
-            standing_until=plan.allowance.until,
+            standing_until=min(
+                allowance.until, allowance.granted_at + timedelta(seconds=plan.max_seconds)
+            ),
             created_at=decision.at,
             updated_at=decision.at,
         )
     )
+    await write_events(connection, plan.events)
     return True

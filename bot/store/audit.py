@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -50,6 +51,23 @@ class AuditEntry:
     interaction_id: str | None
     actor_id: str | None
     detail: dict[str, Any]
+
+
+def _audit_row(entry: AuditEvent) -> dict[str, Any]:
+    return {
+        "at": entry.at,
+        "event": entry.event,
+        "interaction_id": entry.interaction_id,
+        "actor_id": entry.actor_id,
+        "detail": dump_record(entry.detail),
+    }
+
+
+async def write_events(connection: AsyncConnection, entries: Sequence[AuditEvent]) -> None:
+    """Write entries inside a transaction that does what they tell (a decision, a use of
+    an allowance): the trail then says exactly what was committed, never more nor less."""
+    if entries:
+        await connection.execute(audit.insert(), [_audit_row(e) for e in entries])
 
 
 class AuditQueries(StoreBase):
@@ -91,22 +109,8 @@ class AuditQueries(StoreBase):
         """Several entries in one transaction (Approve all); failure logged, never raised."""
         if not entries:
             return
-        rows = [
-            {
-                "at": e.at,
-                "event": e.event,
-                "interaction_id": e.interaction_id,
-                "actor_id": e.actor_id,
-                "detail": dump_record(e.detail),
-            }
-            for e in entries
-        ]
-
-        async def work(connection: AsyncConnection) -> None:
-            await connection.execute(audit.insert(), rows)
-
         try:
-            await self._transaction(work)
+            await self._transaction(partial(write_events, entries=entries))
         except Exception as exc:
             log.warning("could not write %d audit entries: %r", len(entries), exc)
 

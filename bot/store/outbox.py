@@ -16,7 +16,7 @@ as it reads when claimed.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,8 +24,10 @@ from sqlalchemy import ColumnElement, exists, func, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
 
-from bot.domain import Approval, SlackDecision
+from bot.domain import Allowance, Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
+from bot.store.allowances import Grant, end_refused_grants, insert_grant
+from bot.store.audit import AuditEvent, write_events
 from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record, wire_record
@@ -36,6 +38,9 @@ _queued = decisions.c.state == "queued"
 _earlier = decisions.alias("earlier")
 # Far beyond any backoff (60 s at most) plus a delivery lease (8 s) a decision is given.
 PLAN_HORIZON = timedelta(minutes=10)
+
+Trail = Callable[[QueuedDecision, Allowance | None], Sequence[AuditEvent]]
+"""The audit events of a decision as written (and the allowance it granted)."""
 
 
 def _due(now: datetime) -> ColumnElement[bool]:
@@ -55,6 +60,8 @@ class DecisionQueries(StoreBase):
         lease_until: datetime,
         *,
         commit_by: float | None = None,
+        grant: Grant | None = None,
+        trail: Trail | None = None,
     ) -> QueuedDecision | None:
         """Keep a decision durably before it is sent; None when the interaction no longer
         waits for one (see `_queue`), or is not tracked at all.
@@ -62,13 +69,22 @@ class DecisionQueries(StoreBase):
         `lease_until` keeps the redelivery job off it while the first attempt
         is under way; after a crash the job picks it up once the lease ends.
         `commit_by`: Slack's ack deadline (see `StoreBase._transaction`).
+        `grant`: the allowance the decision grants, and `trail`: the audit events of what
+        was written; both in the same transaction as the decision, so a decision is never
+        kept without them nor they without it.
         """
         insert = self._queue(interaction_id, body, decision, lease_until)
 
         async def work(connection: AsyncConnection) -> QueuedDecision | None:
             await self._lock_interactions(connection, [interaction_id])
             row = (await connection.execute(insert)).mappings().first()
-            return queued(row) if row is not None else None
+            if row is None:
+                return None
+            kept = queued(row)
+            allowance = await insert_grant(connection, grant) if grant is not None else None
+            if trail is not None:
+                await write_events(connection, trail(kept, allowance))
+            return kept
 
         return await self._transaction(work, commit_by=commit_by)
 
@@ -264,7 +280,8 @@ class DecisionQueries(StoreBase):
         """Close a queued decision; False when someone else closed it first.
 
         Under its interaction's lock: a decision being queued meanwhile sees this one
-        either still open or already delivered, never neither."""
+        either still open or already delivered, never neither. Closed undelivered, the
+        allowances it granted end with it (`refused`): they never took effect."""
         close = (
             update(decisions)
             .where(decisions.c.id == decision_id, _queued)
@@ -279,7 +296,10 @@ class DecisionQueries(StoreBase):
             if interaction_id is None:
                 return False
             await self._lock_interactions(connection, [interaction_id])
-            return int((await connection.execute(close)).rowcount) == 1
+            closed = int((await connection.execute(close)).rowcount) == 1
+            if closed and state != "delivered":
+                await end_refused_grants(connection, interaction_id, now)
+            return closed
 
         return await self._transaction(work)
 

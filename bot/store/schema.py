@@ -304,7 +304,8 @@ allowances = Table(
     Column("ended_at", UtcDateTime),
     CheckConstraint("scope IN ('run', 'tool')", name="allowances_scope_known"),
     CheckConstraint(
-        "ended IS NULL OR ended IN ('revoked', 'expired', 'policy')", name="allowances_end_known"
+        "ended IS NULL OR ended IN ('revoked', 'expired', 'policy', 'refused')",
+        name="allowances_end_known",
     ),
     Index("allowances_open", "ended", "agent_id", "tool_name"),
     Index("allowances_interaction", "interaction_id"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
@@ -31,6 +34,7 @@ from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import Store, TrackedInteraction
 from bot.tls import trust_store
+from tests.postgres import fresh_database
 from tests.support import DEFAULT_TIMEOUT, FakeClock, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
@@ -318,3 +322,46 @@ async def open_loop(
 async def loop(tmp_path: Path) -> AsyncIterator[Loop]:
     async with open_loop(tmp_path) as scenario:
         yield scenario
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine_loop(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[Loop, str]]:
+    if request.param == "sqlite":
+        async with open_loop(tmp_path) as scenario:
+            yield scenario, "sqlite"
+        return
+    async with fresh_database() as url, open_loop(tmp_path, url) as scenario:
+        yield scenario, url
+
+
+async def hold_the_store(
+    loop: Loop,
+    engine: str,
+    held: asyncio.Event,
+    done: asyncio.Event,
+    tables: str = "decisions, votes",
+) -> None:
+    """Keep the bridge's store from writing until `done` (a frozen database): the whole
+    file on SQLite, these tables on PostgreSQL (`engine`: its URL)."""
+    if engine == "sqlite":
+        assert isinstance(loop.settings.db_path, Path)
+        file = sqlite3.connect(
+            loop.settings.db_path, timeout=30, isolation_level=None, check_same_thread=False
+        )
+        await asyncio.to_thread(file.execute, "BEGIN EXCLUSIVE")  # waits out the bridge's writes
+        held.set()
+        await done.wait()
+        file.execute("ROLLBACK")
+        file.close()
+        return
+    url = engine.replace("postgresql://", "postgresql+asyncpg://", 1)
+    locker = create_async_engine(url)
+    try:
+        async with locker.begin() as connection:
+            await connection.execute(text(f"LOCK TABLE {tables} IN ACCESS EXCLUSIVE MODE"))
+            held.set()
+            await done.wait()
+    finally:
+        await locker.dispose()

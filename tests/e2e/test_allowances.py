@@ -8,12 +8,16 @@ resolved and with what reason, what the granting message's thread says.
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from bot.slack.ids import ActionId, OverflowValue
-from tests.e2e.conftest import CHANNEL, Loop
+from tests.e2e.conftest import CHANNEL, Loop, hold_the_store, open_loop
+from tests.replicas.conftest import fresh_database
 from tests.support import wait_until
 
 ADA = "U0ADA"
@@ -214,3 +218,155 @@ async def test_a_restart_does_not_apply_one_use_twice(loop: Loop) -> None:
 async def _audit(loop: Loop, event: str) -> list[Any]:
     assert loop.bridge.services is not None
     return [e for e in await loop.bridge.services.store.audit_entries() if e.event == event]
+
+
+async def test_an_approval_novo_refused_grants_nothing(loop: Loop) -> None:
+    """Finding: the grant's approval met a 409 (denied elsewhere first), Ada was told so,
+    and the allowance still approved the run's next deploy in her name."""
+    await loop.use_policy(STANDING)
+    first = await _approval(loop, step=1)
+    ts = await loop.shown(first)
+    await loop.fault(routes=["list", "get"], errorRate=1.0, status=503)  # the bridge can't see it
+    denied = await loop.api_resolve(first, _deny(first))
+    assert denied.status_code == 200
+    response = await loop.driver.choose_overflow(
+        ADA, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.ALLOW_FOR_RUN
+    )
+    assert response.status_code == 200
+    told = await wait_until(
+        lambda: [e.text for e in loop.slack.ephemerals(ADA) if "not granted" in e.text],
+        message="Ada told the standing approval was not granted",
+    )
+    assert "differently first" in told[-1]
+    # the deny elsewhere, then the bridge's approval
+    assert [c["status"] for c in await loop.resolve_calls(first)] == [200, 409]
+    await loop.fault()
+    await loop.shows(ts, "was not granted")
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert (await loop.api_get(after))["status"] == "pending"
+    assert await loop.resolve_calls(after) == []
+    assert [e.event for e in await _audit(loop, "allowance_refused")] == ["allowance_refused"]
+
+
+async def test_a_granter_no_longer_a_decider_approves_nothing_more(loop: Loop) -> None:
+    """Finding: after a reload took Ada off the rule's deciders her click was refused, yet
+    her allowance kept approving in her name."""
+    await loop.use_policy(STANDING + "    deciders: {users: [U0ADA, U0GRACE]}\n")
+    ts = await _grant(loop)
+    assert loop.settings.config_path is not None
+    loop.settings.config_path.write_text(
+        STANDING + "    deciders: {users: [U0GRACE]}\n", encoding="utf-8"
+    )
+    assert loop.bridge.reload_policy()
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert (await loop.api_get(after))["status"] == "pending"
+    assert await loop.resolve_calls(after) == []
+    assert _reports(loop, ts) == []
+
+
+async def test_a_lowered_max_shortens_an_allowance_granted_before(loop: Loop) -> None:
+    """Finding: lowering a rule's `max` left allowances granted under the old one in force."""
+    await loop.use_policy(STANDING)
+    await _grant(loop)
+    assert loop.settings.config_path is not None
+    loop.settings.config_path.write_text(STANDING.replace("4h", "1h"), encoding="utf-8")
+    assert loop.bridge.reload_policy()
+    loop.clock.forward(timedelta(hours=1, minutes=1))
+    after = await _approval(loop, step=5)
+    await loop.shown(after)
+    assert await loop.resolve_calls(after) == []
+
+
+async def test_no_use_is_queued_once_a_revoke_is_acknowledged(
+    engine_loop: tuple[Loop, str],
+) -> None:
+    """Finding: a revoke was confirmed while a poll was using the allowance, and most of
+    the batch was approved after it. Every use is counted once the person is told it is
+    revoked: none may come after that (SQLite's one writer; PostgreSQL's row lock)."""
+    loop, _ = engine_loop
+    await loop.use_policy(STANDING)
+    ts = await _grant(loop)
+    await loop.fault(routes="list", errorRate=1.0, status=503)
+    batch = [await _approval(loop, step=step) for step in range(10, 70)]
+    await loop.fault()
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    (allowance,) = await store.allowances_granted_on(await _first_interaction(loop, ts))
+
+    async def some_used() -> bool:
+        return bool(await store.allowance_uses_of(allowance.id))
+
+    await wait_until(some_used, message="the poll using the allowance")
+    response = await loop.driver.click_message_button(ADA, CHANNEL, ts, ActionId.REVOKE_ALLOWANCE)
+    assert response.status_code == 200
+    await wait_until(
+        lambda: [e for e in loop.slack.ephemerals(ADA) if e.text.startswith("Revoked")],
+        message="Ada told the allowance is revoked",
+    )
+    at_revoke = len(await store.allowance_uses_of(allowance.id))
+    assert at_revoke < len(batch), "the poll was over before the revoke: nothing was tested"
+
+    async def approved() -> set[str]:
+        calls = await loop.control.log()
+        resolved = {
+            c["path"].split("/")[3]
+            for c in calls
+            if c["method"] == "POST" and c["path"].endswith("/resolve") and c["status"] == 200
+        }
+        return resolved & set(batch)
+
+    # a poll delivers the approvals it queued once it has gone through all its new ones
+    await wait_until(approved, message="the poll's uses delivered")
+    uses = {u.interaction_id for u in await store.allowance_uses_of(allowance.id)}
+    assert len(uses) == at_revoke
+    assert await wait_until(lambda: _same(approved, uses), message="each use delivered")
+
+
+async def _same(found: Callable[[], Awaitable[set[str]]], expected: set[str]) -> bool:
+    return await found() == expected
+
+
+async def test_a_grant_the_store_could_not_save_in_time_sends_nothing(tmp_path: Path) -> None:
+    """Finding: with the allowances table locked by another session, the approval was
+    committed inside the ack deadline and the allowance write outside it; Ada was told
+    nothing was sent, and the approval went out anyway."""
+    async with fresh_database() as url, open_loop(tmp_path, url) as loop:
+        await loop.use_policy(STANDING)
+        first = await _approval(loop, step=1)
+        ts = await loop.shown(first)
+        held, done = asyncio.Event(), asyncio.Event()
+        holder = asyncio.ensure_future(hold_the_store(loop, url, held, done, "allowances"))
+        await held.wait()
+        try:
+            response = await loop.driver.choose_overflow(
+                ADA, CHANNEL, ts, ActionId.APPROVAL_OVERFLOW, OverflowValue.ALLOW_FOR_RUN
+            )
+            assert response.status_code == 200
+            await wait_until(
+                lambda: [e for e in loop.slack.ephemerals(ADA) if "nothing was sent" in e.text],
+                message="Ada told nothing was sent",
+            )
+        finally:
+            done.set()
+            await holder
+        await loop.driver.click_message_button(GRACE, CHANNEL, ts, ActionId.APPROVE)
+        record = await loop.api_get_final(first)
+        assert record["reason"] == "Approved in Slack by U0GRACE (Grace Hopper)"
+        assert len(await loop.resolve_calls(first)) == 1
+        assert loop.bridge.services is not None
+        assert await loop.bridge.services.store.allowances_granted_on(first) == []
+
+
+async def _first_interaction(loop: Loop, ts: str) -> str:
+    message = loop.slack.message(CHANNEL, ts)
+    assert message is not None and message.metadata is not None
+    return str(message.metadata["event_payload"]["interaction_id"])
+
+
+def _deny(interaction_id: str) -> dict[str, Any]:
+    return {
+        "inputResponses": [{"requestId": interaction_id, "optionId": "deny"}],
+        "reason": "denied elsewhere",
+    }

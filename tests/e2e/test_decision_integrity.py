@@ -10,19 +10,12 @@ received and what Slack showed the people involved.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
-from tests.e2e.conftest import CHANNEL, Loop, open_loop
-from tests.postgres import fresh_database
+from tests.e2e.conftest import CHANNEL, Loop, hold_the_store
 from tests.support import DEFAULT_TIMEOUT, bounded, wait_until
 
 QUORUM_OF_TWO = """
@@ -310,44 +303,6 @@ async def test_approve_all_of_a_big_step_under_a_quorum_counts_every_vote(loop: 
 # ------------------------------------------------------------------ a store that stops
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def engine_loop(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[Loop, str]]:
-    if request.param == "sqlite":
-        async with open_loop(tmp_path) as scenario:
-            yield scenario, "sqlite"
-        return
-    async with fresh_database() as url, open_loop(tmp_path, url) as scenario:
-        yield scenario, url
-
-
-async def _hold_the_store(
-    loop: Loop, engine: str, held: asyncio.Event, done: asyncio.Event
-) -> None:
-    """Keep the bridge's store from writing decisions until `done` (a frozen database)."""
-    if engine == "sqlite":
-        assert isinstance(loop.settings.db_path, Path)
-        file = sqlite3.connect(
-            loop.settings.db_path, timeout=30, isolation_level=None, check_same_thread=False
-        )
-        await asyncio.to_thread(file.execute, "BEGIN EXCLUSIVE")  # waits out the bridge's writes
-        held.set()
-        await done.wait()
-        file.execute("ROLLBACK")
-        file.close()
-        return
-    url = engine.replace("postgresql://", "postgresql+asyncpg://", 1)
-    locker = create_async_engine(url)
-    try:
-        async with locker.begin() as connection:
-            await connection.execute(text("LOCK TABLE decisions, votes IN ACCESS EXCLUSIVE MODE"))
-            held.set()
-            await done.wait()
-    finally:
-        await locker.dispose()
-
-
 async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
     engine_loop: tuple[Loop, str],
 ) -> None:
@@ -355,7 +310,7 @@ async def test_a_frozen_store_refuses_in_time_and_applies_nothing_later(
     created = await loop.create("approval_request", toolName="deploy_api")
     interaction_id, ts = created["id"], await loop.posted(created["id"])
     held, done = asyncio.Event(), asyncio.Event()
-    holder = asyncio.ensure_future(_hold_the_store(loop, engine, held, done))
+    holder = asyncio.ensure_future(hold_the_store(loop, engine, held, done))
     await held.wait()
     try:
         # the store stays frozen until this block ends: a click that waited on it would

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.bridge.listeners import acknowledging, actor_of, services_of
 from bot.bridge.listeners.snoozes import remind
-from bot.domain import AllowanceScope
+from bot.bridge.wiring import Services
+from bot.domain import AllowanceScope, SlackActor
+from bot.outcomes import DecisionOutcome
+from bot.services.acking import AckWindow
 from bot.services.allowances import scope_of
 from bot.slack.click_reply import reply_of
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId, OverflowValue
@@ -19,6 +23,29 @@ from bot.slack.render.outcomes import outcome_text
 def channel_of(body: dict[str, Any]) -> str | None:
     channel = body.get("channel") or {}
     return channel.get("id") or (body.get("container") or {}).get("channel_id")
+
+
+ByValue = Callable[[str, SlackActor, AckWindow], Awaitable[tuple[str, DecisionOutcome]]]
+"""A service deciding what a button's value names: (the interaction, the outcome)."""
+
+
+async def decide_by_value(
+    ack: AsyncAck,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    context: AsyncBoltContext,
+    decide: Callable[[Services], ByValue],
+) -> None:
+    """A button whose value names what it decides: the service decides (and acks once it
+    is stored), then the person is told how it went."""
+    services = services_of(context)
+    actor = actor_of(services, body)
+    interaction_id, outcome = await decide(services)(
+        action["value"], actor, acknowledging(ack, context)
+    )
+    await services.presenter.tell(
+        actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
+    )
 
 
 def reason_of(view: dict[str, Any]) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.bridge.listeners import acknowledging, actor_of, arrived, services_of
-from bot.bridge.listeners.approvals import channel_of
+from bot.bridge.listeners.approvals import channel_of, decide_by_value
 from bot.bridge.listeners.snoozes import remind
 from bot.services.acking import ACK_BUDGET_SECONDS
 from bot.slack.click_reply import reply_of
@@ -47,27 +47,13 @@ def register(app: AsyncApp) -> None:
     async def choose_action(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        services = services_of(context)
-        actor = actor_of(services, body)
-        interaction_id, outcome = await services.questions.choose_action(
-            action["value"], actor, acknowledging(ack, context)
-        )
-        await services.presenter.tell(
-            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-        )
+        await decide_by_value(ack, body, action, context, lambda s: s.questions.choose_action)
 
     @app.action(action_id_pattern(ActionId.QUICK_OPTION))
     async def choose_option(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        services = services_of(context)
-        actor = actor_of(services, body)
-        interaction_id, outcome = await services.questions.choose_quick_option(
-            action["value"], actor, acknowledging(ack, context)
-        )
-        await services.presenter.tell(
-            actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-        )
+        await decide_by_value(ack, body, action, context, lambda s: s.questions.choose_quick_option)
 
     @app.action(ActionId.QUESTION_DISMISS)
     async def dismiss(

@@ -1,15 +1,18 @@
 """A message in a channel, private channel or DM the bot is in: maybe a reply answering a
-question in its thread. Bolt acks an event before its listener runs; the service decides
-whether it is one and what it answers."""
+question in its thread (Bolt acks an event before its listener runs; the service decides
+whether it is one, and offers to send the answer it stands for); and the *Send* click
+on that offer, which is what decides."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot.bridge.listeners import person, services_of
+from bot.bridge.listeners.approvals import decide_by_value
 from bot.services.thread_replies import thread_reply
+from bot.slack.ids import ActionId
 
 
 def register(app: AsyncApp) -> None:
@@ -24,3 +27,9 @@ def register(app: AsyncApp) -> None:
         services = services_of(context)
         actor = person(services, reply.user_id, None, reply.team_id)
         await services.thread_replies.replied(reply, actor)
+
+    @app.action(ActionId.SEND_REPLY)
+    async def send_reply(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+    ) -> None:
+        await decide_by_value(ack, body, action, context, lambda s: s.thread_replies.send)

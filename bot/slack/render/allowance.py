@@ -59,6 +59,7 @@ NOTHING_TO_REVOKE_TEXT = "That allowance has already ended."
 NOT_YOURS_TEXT = (
     "Only the person who granted it, or someone who may decide under its rule, can revoke it."
 )
+NOT_GRANTED_TEXT = "The standing approval you asked for was not granted."
 REVOKED_TEXT = "Revoked: the next matching approval is posted as usual."
 
 YOUR_HEADER = "Your allowances"
@@ -129,6 +130,8 @@ def allowance_line(allowance: Allowance, now: datetime) -> str:
         why = f"revoked by <@{allowance.ended_by}>" if allowance.ended_by else "revoked"
     elif ended == "policy":
         why = "ended: the policy no longer allows it"
+    elif ended == "refused":
+        why = "was not granted: Novo did not take the approval"
     else:
         why = f"expired at {until}"
     return f"{ENDED_ICON}{who}'s allowance of {tool} {_scope_words(allowance)} {why}"

@@ -23,12 +23,14 @@ from bot.outcomes import (
     GroupOutcome,
     InFlight,
     ItemFate,
+    NotGranted,
     Notice,
     Refusal,
     RefusalKind,
     Tally,
 )
 from bot.slack.render.allowance import (
+    NOT_GRANTED_TEXT,
     NOT_OFFERED_TEXT,
     NOT_YOURS_TEXT,
     NOTHING_TO_REVOKE_TEXT,
@@ -127,6 +129,8 @@ def fact_text(fact: Fact) -> str:
             return _tally_text(standing, quorum, counted)
         case Granted(allowance=allowance):
             return granted_text(allowance)
+        case NotGranted(why=why):
+            return f"{fact_text(why)} {NOT_GRANTED_TEXT}"
     raise AssertionError(f"no words for {fact!r}")
 
 

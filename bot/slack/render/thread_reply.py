@@ -58,10 +58,10 @@ def reply_help_text(targets: ReplyTargets) -> str:
     return "A reply in this thread can answer with:\n" + "\n".join(lines) + f"\n{FORM_TEXT}"
 
 
-def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[dict[str, Any]]]:
-    """(text, blocks) of the word to someone whose reply answered nothing: how to, and
-    the form's *Answer* button."""
-    text = reply_help_text(targets)
+def _with_button(
+    text: str, action_id: ActionId, label: str, value: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """(text, blocks) of a word to the person who replied: the text and one button."""
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": mrkdwn(text, SECTION_TEXT)},
         {
@@ -69,9 +69,9 @@ def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[di
             "elements": [
                 {
                     "type": "button",
-                    "action_id": ActionId.ANSWER.value,
-                    "text": plain_text(ANSWER_LABEL, BUTTON_TEXT),
-                    "value": interaction_id,
+                    "action_id": action_id.value,
+                    "text": plain_text(label, BUTTON_TEXT),
+                    "value": value,
                     "style": "primary",
                 }
             ],
@@ -79,6 +79,26 @@ def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[di
     ]
     cleaned: list[dict[str, Any]] = clean_rendered(blocks)
     return text, cleaned
+
+
+def reply_help(interaction_id: str, targets: ReplyTargets) -> tuple[str, list[dict[str, Any]]]:
+    """(text, blocks) of the word to someone whose reply answered nothing: how to, and
+    the form's *Answer* button."""
+    return _with_button(reply_help_text(targets), ActionId.ANSWER, ANSWER_LABEL, interaction_id)
+
+
+SEND_LABEL = "Send"
+OFFER_CHARS = 300
+"""Of an answer or a prompt, shown in the offer (the answer sent is never cut)."""
+
+
+def send_offer(answer: str, question: str, value: str) -> tuple[str, list[dict[str, Any]]]:
+    """(text, blocks) of the offer to send a reply as the answer, with *Send*:
+    `Send "EU" as your answer to "Which region?"`. Only the click decides."""
+    said = fit_escaped(one_line(answer), OFFER_CHARS, escape_inline)
+    asked = fit_escaped(one_line(question), OFFER_CHARS, escape_inline)
+    text = f"Send “{said}” as your answer to “{asked}”?"
+    return _with_button(text, ActionId.SEND_REPLY, SEND_LABEL, value)
 
 
 def without_reply_hint(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
