@@ -18,9 +18,10 @@ from bot.store import QueuedDecision, Store
 from bot.store.allowances import Grant, PlannedUse
 from bot.store.audit import AuditEvent
 from bot.store.schema import allowances
+from tests.postgres import asyncpg_url
 from tests.support import wait_until
 
-from .conftest import Database, _asyncpg_url
+from .conftest import Database
 from .helpers import NOW, interaction
 
 ADA = SlackActor("U0ADA", "Ada Lovelace")
@@ -173,7 +174,7 @@ async def test_a_use_waits_for_a_revoke_under_way_and_then_sees_it(postgres: Dat
         allowance = await store.allowance(await _granted(store))
         assert allowance is not None
         other = create_async_engine(
-            _asyncpg_url(), connect_args={"server_settings": {"search_path": postgres.schema}}
+            asyncpg_url(), connect_args={"server_settings": {"search_path": postgres.schema}}
         )
         try:
             async with other.begin() as revoking:
