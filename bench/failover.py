@@ -45,10 +45,10 @@ from bench.harness import (
     epoch_of,
     format_table,
 )
-from bot.demo.stack import Person, ServersConfig, bridge_environment, local_servers
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import Person, ServersConfig, bridge_environment, local_servers
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[1]

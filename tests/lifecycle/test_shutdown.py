@@ -11,8 +11,8 @@ import signal
 import socket
 import time
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import API_KEY, CHANNEL, SIGNING_SECRET, Bridge, World
 from tests.support import wait_until
 

@@ -22,7 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.localslack.driver import SlackDriver
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import _LISTENING, SIGNING_SECRET, Bridge, World, world
 from tests.store.conftest import PG_URL, _asyncpg_url, postgres_required
 

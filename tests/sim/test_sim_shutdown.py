@@ -11,8 +11,8 @@ import time
 
 import httpx
 
-from bot.sim import InteractionSpec, SimServer, start_sim
-from bot.sim.control import SimControl
+from novo_dev.sim import InteractionSpec, SimServer, start_sim
+from novo_dev.sim.control import SimControl
 from tests.support import wait_until
 
 CYCLES = 200
