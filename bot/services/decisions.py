@@ -24,6 +24,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -46,7 +47,6 @@ from bot.services.reasons import slack_reason, standing_reason
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.audit import AuditEvent
 from bot.sync.final_metrics import observe_final
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ twenty messages a second would ask for eight hundred queries a second, one
 after another on SQLite's single connection, mostly to learn that a new
 interaction has none of these. So a render asks here, and every render that
 asks while one read is under way is served by the next (the same group commit
-as `bot.sync.batches`: no timer, so a lone render waits for one read, never
+as `bot.messages.batches`: no timer, so a lone render waits for one read, never
 longer).
 
 A batch read starts only after every request in it was made, so each render

@@ -20,12 +20,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages.doubt import since_claim
+from bot.messages.lanes import SendKind, SendLanes
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
 from bot.slack.gateway import SlackGateway
 from bot.slack.ids import GROUP_METADATA_EVENT_TYPE
@@ -33,11 +34,9 @@ from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.group import GroupFacts, GroupItem, group_version, offered, render_group
 from bot.slack.render.message import fingerprint
 from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction
-from bot.sync.lanes import SendKind, SendLanes
 
 log = logging.getLogger(__name__)
 
-CLAIM_MARGIN = timedelta(minutes=2)
 REFRESH_GAP_SECONDS = 1.0
 THREADS_KEPT = 10_000
 
@@ -99,7 +98,7 @@ class GroupMessages:
             return await self._post(group)
 
     async def _post(self, group: StepGroup) -> str | None:
-        since = group.claimed_at - CLAIM_MARGIN
+        since = since_claim(group.claimed_at)
         found = await self._slack.find_posted(
             group.channel, group.id, since, event_type=GROUP_METADATA_EVENT_TYPE, key="group_id"
         )

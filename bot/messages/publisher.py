@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import TypeVar
 
@@ -30,32 +30,33 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.domain import SlackActor
+from bot.messages.batches import SendBatches
+from bot.messages.context import (
+    ESCALATE_STEP,
+    StoredFacts,
+    Wording,
+    message_context,
+    posted,
+    wants_votes,
+)
+from bot.messages.doubt import look_from, nothing_posted
+from bot.messages.groups import GroupMessages
+from bot.messages.lanes import Send, SendKind, SendLanes
+from bot.messages.reads import FactReads
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
-from bot.slack.render.allowance import StandingOffer
 from bot.slack.render.compact import compact_message
-from bot.slack.render.context import MessageContext, Nudge, QuorumState, RenderedMessage
+from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
-from bot.slack.render.quorum import people_text
-from bot.store import QueuedDecision, Store, TakenStep, TrackedInteraction, TrackedMessage
-from bot.store.schema import COPY, PRIMARY
+from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
+from bot.store.schema import MessageKind, MessageState
 from bot.store.sends import MessageKey, SentMessage
-from bot.sync.batches import SendBatches
-from bot.sync.groups import GroupMessages
-from bot.sync.lanes import Send, SendKind, SendLanes
-from bot.sync.reads import FactReads
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
-
-ESCALATION = "escalation"
-"""The purpose of an escalation message (one per target channel or user)."""
-ESCALATE_STEP = "escalate"
-"""The name of the escalation step in the store."""
 
 
 class MessagePublisher:
@@ -134,93 +135,51 @@ class MessagePublisher:
 
     # ------------------------------------------------------------------ sending
 
+    def _wording(self) -> Wording:
+        current = self._policy.current
+        return Wording(current.agents, current.links.run)
+
     def line_context(
         self, tracked: TrackedInteraction, queued: QueuedDecision | None
     ) -> MessageContext:
         """What a member's line in its step group message needs (its state, who decided,
         what is on its way, the agent's name), from what was already read: no I/O, so a
         group message of 400 members costs two store reads, not two thousand."""
-        return MessageContext(
-            now=self._clock(),
-            decided_in_slack=tracked.decided_in_slack,
-            queued=queued.decision if queued and tracked.snapshot.is_pending else None,
-            gone=tracked.gone,
-            agent_names=self._policy.current.agents,
-            run_link_template=self._policy.current.links.run,
-            asked_in=tracked.channel,
+        return message_context(
+            tracked, StoredFacts(queued=queued), now=self._clock(), wording=self._wording()
         )
 
     async def context(self, tracked: TrackedInteraction) -> MessageContext:
         """Everything a message shows besides its record (one interaction's `contexts`)."""
         return (await self.contexts([tracked]))[tracked.id]
 
-    def _deciders(self, tracked: TrackedInteraction) -> tuple[str, ...]:
-        """Who the policy in force lets decide it, users then groups; () when anyone may."""
-        deciders = self._policy.route(tracked.snapshot).deciders
-        return () if deciders.anyone else (*deciders.users, *deciders.groups)
-
     async def contexts(self, many: Sequence[TrackedInteraction]) -> dict[str, MessageContext]:
         """`context` of each, by id, from a few queries for all of them rather than several
-        for each (Home renders every open interaction's buttons)."""
+        for each (Home renders every open interaction's buttons); each route looked up once."""
         facts = await self.reads.facts([t.id for t in many])
-        queued, messages, steps = facts.decisions, facts.messages, facts.steps
-        granted = facts.allowances
+        now, wording = self._clock(), self._wording()
         found: dict[str, MessageContext] = {}
         for tracked in many:
-            decision = queued.get(tracked.id)
-            found[tracked.id] = MessageContext(
-                now=self._clock(),
-                decided_in_slack=tracked.decided_in_slack,
-                queued=decision.decision if decision and tracked.snapshot.is_pending else None,
-                gone=tracked.gone,
-                agent_names=self._policy.current.agents,
-                run_link_template=self._policy.current.links.run,
-                asked_in=tracked.channel,
-                also_asked=tuple(m.channel for m in _posted_copies(messages[tracked.id])),
-                nudges=_nudges(steps[tracked.id], messages[tracked.id]),
-                quorum=await self._quorum(tracked),
-                deciders=self._deciders(tracked),
-                standing=self._standing(tracked),
-                allowances=tuple(granted[tracked.id]),
+            route = self._policy.route(tracked.snapshot)
+            votes, dropped = [], []
+            if wants_votes(tracked, route):
+                votes = await self._store.votes(tracked.id)
+                dropped = await self._store.dropped_votes(tracked.id)
+            stored = StoredFacts(
+                queued=facts.decisions.get(tracked.id),
+                messages=facts.messages[tracked.id],
+                steps=facts.steps[tracked.id],
+                allowances=facts.allowances[tracked.id],
+                votes=votes,
+                dropped_votes=dropped,
+            )
+            found[tracked.id] = message_context(
+                tracked, stored, now=now, wording=wording, route=route
             )
         return found
 
-    def _standing(self, tracked: TrackedInteraction) -> StandingOffer | None:
-        """The standing approvals the policy in force offers on it (approvals only)."""
-        if tracked.kind != "approval_request":
-            return None
-        allowed = self._policy.route(tracked.snapshot).standing
-        if allowed is None:
-            return None
-        return StandingOffer(tuple(allowed.scopes), allowed.max_seconds)
-
-    async def _quorum(self, tracked: TrackedInteraction) -> QuorumState | None:
-        """Votes towards the rule's quorum, and who else may still approve."""
-        if tracked.kind != "approval_request":
-            return None
-        route = self._policy.route(tracked.snapshot)
-        if route.quorum <= 1:
-            return None
-        standing = await self._store.votes(tracked.id)
-        voted = {v.user_id for v in standing}
-        deciders = route.deciders
-        others = (
-            ""
-            if deciders.anyone
-            else people_text([u for u in deciders.users if u not in voted], deciders.groups)
-        )
-        dropped = await self._store.dropped_votes(tracked.id)
-        return QuorumState(
-            needed=route.quorum,
-            approvers=tuple(SlackActor(v.user_id, v.user_name) for v in standing),
-            others=others,
-            dropped=tuple(
-                (SlackActor(v.user_id, v.user_name), v.dropped_why or "") for v in dropped
-            ),
-        )
-
     async def _escalations(self, interaction_id: str) -> list[TrackedMessage]:
-        return _posted_escalations(await self._store.messages(interaction_id))
+        return posted(await self._store.messages(interaction_id), MessageKind.ESCALATION)
 
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         return render_message(tracked.snapshot, await self.context(tracked))
@@ -243,7 +202,7 @@ class MessagePublisher:
             shown_in, ts = await self._slack.post_message_to(target, message)
             await self._store.mark_message_posted(
                 tracked.id,
-                ESCALATION,
+                MessageKind.ESCALATION,
                 target,
                 ts,
                 fingerprint(message),
@@ -252,70 +211,49 @@ class MessagePublisher:
             )
 
     async def _refresh_escalations(self, tracked: TrackedInteraction) -> None:
-        """Bring its escalation messages in step, before the primary message.
-
-        A transport failure propagates, so the primary stays out of step and the
-        next poll tries both again. A refusal by Slack (the bot left that channel,
-        the message was deleted) is logged and passed over: it would refuse every
-        time, and must not keep the interaction's own message from its update.
-        """
+        """Bring its escalation messages in step, before the primary message."""
         for sent in await self._escalations(tracked.id):
             message = await self._render_escalation(tracked)
-            digest = fingerprint(message)
-            if digest == sent.rendered_hash:
-                continue
-            assert sent.ts is not None
-            try:
-                await self._slack.update_message(sent.shown_in, sent.ts, message)
-            except SlackApiError as exc:
-                log.warning(
-                    "updating the escalation of %s in %s failed: %s",
-                    tracked.id,
-                    sent.channel,
-                    exc.response.get("error"),
-                )
-                continue
-            await self._store.set_message_hash(
-                tracked.id, ESCALATION, sent.channel, digest, self._clock()
-            )
+            await self._refresh_further(tracked, sent, message, fingerprint(message))
 
-    async def _copies(self, interaction_id: str) -> list[TrackedMessage]:
-        return _posted_copies(await self._store.messages(interaction_id))
-
-    async def _refresh_copies(
+    async def _refresh_further(
         self,
         tracked: TrackedInteraction,
-        copies: list[TrackedMessage],
+        sent: TrackedMessage,
         message: RenderedMessage,
         digest: str,
     ) -> None:
-        """Bring each copy in step with the primary's render, before the primary.
+        """Bring one further message (a copy, an escalation) in step, before the primary.
 
-        As for escalations: a transport failure propagates (the primary stays out
-        of step and the next poll tries again); a refusal by Slack (that DM is
-        gone, the message was deleted) is logged and passed over, so one person
-        out of reach never keeps the others, or the primary, from the truth.
+        A transport failure propagates, so the primary stays out of step and the next
+        poll tries again. A refusal by Slack (that DM is gone, the bot left that
+        channel, the message was deleted) is logged and passed over: it would refuse
+        every time, and one destination out of reach must never keep the others, or the
+        primary, from the truth.
         """
-        for copy in copies:
-            if digest == copy.rendered_hash:
-                continue
-            assert copy.ts is not None
-            try:
-                await self._fitting(
-                    tracked.id, message, partial(self._slack.update_message, copy.shown_in, copy.ts)
-                )
-            except SlackApiError as exc:
-                log.warning(
-                    "updating the copy of %s in %s failed: %s",
-                    tracked.id,
-                    copy.shown_in,
-                    exc.response.get("error"),
-                )
-                continue
-            await self._store.set_message_hash(
-                tracked.id, COPY, copy.channel, digest, self._clock()
+        if digest == sent.rendered_hash:
+            return
+        assert sent.ts is not None
+        try:
+            await self._fitting(
+                tracked.id, message, partial(self._slack.update_message, sent.shown_in, sent.ts)
             )
-            MESSAGES_UPDATED.inc()
+        except SlackApiError as exc:
+            log.warning(
+                "updating the %s of %s in %s failed: %s",
+                sent.purpose,
+                tracked.id,
+                sent.shown_in,
+                exc.response.get("error"),
+            )
+            return
+        await self._store.set_message_hash(
+            tracked.id, sent.purpose, sent.channel, digest, self._clock()
+        )
+        MESSAGES_UPDATED.inc()
+
+    async def _copies(self, interaction_id: str) -> list[TrackedMessage]:
+        return posted(await self._store.messages(interaction_id), MessageKind.COPY)
 
     async def post(self, tracked: TrackedInteraction) -> str | None:
         """Claim and post a tracked interaction, and record its ts; None when it was not
@@ -329,12 +267,12 @@ class MessagePublisher:
         """
         # a card of a step group is a reply in its group's thread, posted after the group
         thread = await self.groups.thread_of(tracked.group_id) if tracked.group_id else None
-        key = MessageKey(tracked.id, PRIMARY, tracked.channel)
+        key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
         async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
             digest = fingerprint(message)
             where = await self._slack.conversation_for(tracked.channel)
-            if tracked.state == "queued" and not await self.sends.claim(key):
+            if tracked.state == MessageState.QUEUED and not await self.sends.claim(key):
                 return None
             shown_in, ts = await self._sending(
                 key, message, partial(self._slack.post_message_to, where, thread_ts=thread)
@@ -369,15 +307,15 @@ class MessagePublisher:
         moment, and a copy recorded meanwhile (a look in the DM found it) is
         left alone. Raises SlackApiError when Slack refuses it.
         """
-        key = MessageKey(interaction_id, COPY, target)
+        key = MessageKey(interaction_id, MessageKind.COPY, target)
         async with self._store.message_guard(interaction_id):
             tracked = await self._store.get(interaction_id)
-            claimed = await self._store.get_message(interaction_id, COPY, target)
-            if tracked is None or claimed is None or claimed.state == "posted":
+            claimed = await self._store.get_message(interaction_id, MessageKind.COPY, target)
+            if tracked is None or claimed is None or claimed.state == MessageState.POSTED:
                 return
             message = await self.render(tracked)
             where = await self._slack.conversation_for(target)
-            if claimed.state == "queued" and not await self.sends.claim(key):
+            if claimed.state == MessageState.QUEUED and not await self.sends.claim(key):
                 return
             shown_in, ts = await self._sending(
                 key, message, partial(self._slack.post_message_to, where)
@@ -433,7 +371,7 @@ class MessagePublisher:
         return where, found
 
     async def find_many_posted(
-        self, destination: str, claims: Sequence[TrackedInteraction], margin: timedelta
+        self, destination: str, claims: Sequence[TrackedInteraction]
     ) -> dict[str, tuple[str, str]]:
         """Which of these claims to `destination` are in Slack: id → (where, ts).
 
@@ -453,7 +391,7 @@ class MessagePublisher:
                 if group is None or group.ts is None:
                     continue  # a group not posted yet has no card under it
                 thread = group.ts
-            oldest = min(look_from(m, margin) for m in members)
+            oldest = min(look_from(m) for m in members)
             posted = await self._slack.posted_since(where, f"{oldest:.6f}", thread_ts=thread)
             found.update({m.id: (where, posted[m.id]) for m in members if m.id in posted})
         return found
@@ -470,7 +408,8 @@ class MessagePublisher:
             await self._refresh_escalations(tracked)
             message = await self.render(tracked)
             digest = fingerprint(message)
-            await self._refresh_copies(tracked, copies, message, digest)
+            for copy in copies:  # each shows exactly what the primary shows: one render
+                await self._refresh_further(tracked, copy, message, digest)
             if tracked.ts is None:
                 return False  # its copies are out (the primary's post failed): keep them true
             if digest == tracked.rendered_hash:
@@ -489,49 +428,3 @@ class MessagePublisher:
         if tracked.group_id:  # its line in the group message says the same
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return True
-
-
-# Slack's answers after which a post may have been made all the same
-MAYBE_POSTED_ERRORS = frozenset(
-    {"internal_error", "fatal_error", "request_timeout", "service_unavailable"}
-)
-
-
-def nothing_posted(exc: SlackApiError) -> bool:
-    """Slack refused the post outright (bad channel, too long, rate-limited): it did nothing."""
-    status = getattr(exc.response, "status_code", 200)
-    return status < 500 and exc.response.get("error") not in MAYBE_POSTED_ERRORS
-
-
-def look_from(claim: TrackedInteraction, margin: timedelta) -> float:
-    """Where a look for an in-doubt claim starts (a Slack ts, in seconds): after the newest
-    message of ours its channel had when it was claimed, or, if it had none, `margin`
-    before the claim (clocks differ a little)."""
-    if claim.after_ts is not None:
-        return float(claim.after_ts)
-    claimed = claim.claimed_at or datetime.now(tz=UTC)
-    return (claimed - margin).timestamp()
-
-
-def _posted_copies(messages: list[TrackedMessage]) -> list[TrackedMessage]:
-    return [m for m in messages if m.purpose == COPY and m.state == "posted" and m.ts is not None]
-
-
-def _posted_escalations(messages: list[TrackedMessage]) -> list[TrackedMessage]:
-    return [
-        m for m in messages if m.purpose == ESCALATION and m.state == "posted" and m.ts is not None
-    ]
-
-
-def _nudges(taken: list[TakenStep], messages: list[TrackedMessage]) -> tuple[Nudge, ...]:
-    """The reminders and escalations sent (`taken`), an escalation naming where it went."""
-    sent = [s for s in taken if s.sent]
-    targets: tuple[str, ...] = ()
-    if any(s.step == ESCALATE_STEP for s in sent):
-        targets = tuple(m.channel for m in _posted_escalations(messages))
-    return tuple(
-        Nudge("escalate", s.taken_at, targets)
-        if s.step == ESCALATE_STEP
-        else Nudge("remind", s.taken_at)
-        for s in sent
-    )

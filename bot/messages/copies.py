@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from functools import partial
 
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages.doubt import since_claim
+from bot.messages.publisher import MessagePublisher
 from bot.store import Store, TrackedInteraction, TrackedMessage
-from bot.store.schema import COPY
-from bot.sync.publisher import MessagePublisher
+from bot.store.schema import MessageKind, MessageState
 
 log = logging.getLogger(__name__)
 
@@ -58,35 +58,32 @@ class CopyPoster:
         publisher: MessagePublisher,
         clock: Clock,
         guarded: Guarded,
-        *,
-        claim_margin: timedelta,
     ) -> None:
         self._store = store
         self._publisher = publisher
         self._clock = clock
         self._guarded = guarded
-        self._claim_margin = claim_margin
 
     async def queue_claimed(self, tracked: TrackedInteraction) -> None:
         """Queue every copy of `tracked` still to post."""
         for claimed in await self._store.messages(tracked.id):
-            if claimed.purpose == COPY and claimed.state != "posted":
+            if claimed.purpose == MessageKind.COPY and claimed.state != MessageState.POSTED:
                 self._queue(tracked, claimed)
 
     async def queue_unposted(self) -> None:
         """Each poll: copies still `posting` whose primary is posted (a crash, a lost
         answer). Those whose primary is not are queued when its post is next tried."""
         for claimed in await self._store.unposted_messages():
-            if claimed.purpose != COPY:
+            if claimed.purpose != MessageKind.COPY:
                 continue
             tracked = await self._store.get(claimed.interaction_id)
-            if tracked is not None and tracked.state == "posted":
+            if tracked is not None and tracked.state == MessageState.POSTED:
                 self._queue(tracked, claimed)
 
     def _queue(self, tracked: TrackedInteraction, claimed: TrackedMessage) -> None:
         """A `queued` copy is claimed and posted by its lane (nothing was sent for it); one
         left `posting` may be in the DM already, and is looked for first."""
-        step = self._post if claimed.state == "queued" else self._look_then_post
+        step = self._post if claimed.state == MessageState.QUEUED else self._look_then_post
         key = f"{tracked.id} (copy to {claimed.channel})"  # its back-off holds back nothing else
         send = partial(self._dropping_unreachable, step, tracked, claimed)
         self._publisher.post_copy_soon(
@@ -107,7 +104,7 @@ class CopyPoster:
             error = exc.response.get("error")
             if error not in UNREACHABLE_ERRORS:
                 raise
-            if await self._store.drop_claim(tracked.id, COPY, claimed.channel):
+            if await self._store.drop_claim(tracked.id, MessageKind.COPY, claimed.channel):
                 log.warning(
                     "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
                     claimed.channel,
@@ -121,16 +118,22 @@ class CopyPoster:
         Read afresh first: a post under way when this was queued has usually
         recorded its ts by now, and history searches are rate-limited.
         """
-        claimed = await self._store.get_message(tracked.id, COPY, queued.channel)
-        if claimed is None or claimed.state == "posted":
+        claimed = await self._store.get_message(tracked.id, MessageKind.COPY, queued.channel)
+        if claimed is None or claimed.state == MessageState.POSTED:
             return
-        since = claimed.claimed_at - self._claim_margin
+        since = since_claim(claimed.claimed_at)
         where, ts = await self._publisher.find_posted(tracked.id, claimed.channel, since)
         if ts is None:
             await self._post(tracked, claimed)
             return
         await self._store.mark_message_posted(
-            tracked.id, COPY, claimed.channel, ts, "", self._clock(), slack_channel=where
+            tracked.id,
+            MessageKind.COPY,
+            claimed.channel,
+            ts,
+            "",
+            self._clock(),
+            slack_channel=where,
         )
         log.info("reconciled the copy of %s in %s with its message %s", tracked.id, where, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
