@@ -27,7 +27,11 @@ log = logging.getLogger("novo-slack")
 STORE_SETTINGS = frozenset({"NOVO_SLACK_DB"})
 
 
-def _parser() -> argparse.ArgumentParser:
+BUILT_IN = frozenset({"run", "check", "db", "policy", "audit"})
+"""The bridge's own commands: starting one of them reads no entry points."""
+
+
+def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="novo-slack",
         description="Put Novo agents' approvals and questions in front of people, in Slack.",
@@ -48,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
         help="upgrade: migrate to the newest revision; current: show the revision it is at",
     )
 
-    _plugin_commands(commands)
+    if plugins:
+        _plugin_commands(commands)
     _policy_parser(commands)
     audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
     audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
@@ -204,7 +209,10 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    # `run` (every start of the bridge) skips the scan of the installed packages' metadata
+    command = next((a for a in given if not a.startswith("-")), None)
+    args = _parser(plugins=command not in BUILT_IN).parse_args(given)
     _configure_logging(args.verbose)
     try:
         if args.command == "run":
