@@ -33,7 +33,7 @@ async def measure(count: int, channels: int, rate: float) -> None:
     async with lane_stage(count, channels, rate) as stage:
         slack = stage.slack
         async with stage.bridge() as bridge:
-            await wait_until(lambda: accepted_ids(slack) or None, timeout=60, message="first post")
+            await wait_until(lambda: accepted_ids(slack) or None, timeout=180, message="first post")
             cpu_at_first = cpu_seconds(bridge.pid)
             await wait_until(
                 lambda: len(accepted_ids(slack)) >= count or None,
