@@ -8,10 +8,12 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo playground screenshots test lint sim run check bench clean image base-image dist env-example
 
-$(STAMP): pyproject.toml
+# The bridge and, beside it, devkit/ (the local Slack, the simulator, the demo and the
+# playground: never in the bridge's wheel or image).
+$(STAMP): pyproject.toml devkit/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev]' -e ./devkit
 	touch $(STAMP)
 
 demo: $(STAMP)  ## simulator + local Slack + bridge, with a live transcript (ARGS="--seconds 60")
@@ -21,7 +23,7 @@ playground: $(STAMP)  ## the demo with a page to click in (http://127.0.0.1:8700
 	$(BIN)/novo-slack demo --ui
 
 screenshots: $(STAMP)  ## docs/screenshots/*.png, made by the page in headless Chromium
-	$(BIN)/python -m bot.demo.screenshots
+	$(BIN)/python -m novo_dev.demo.screenshots
 
 # The whole suite (three workers: most tests wait on loopback servers, so a third keeps both
 # cores busy), then the type and lint checks. Every check runs whatever the others said, a

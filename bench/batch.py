@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 from bench.harness import API_KEY, CHANNEL, USER_ID, Rig, running_rig
-from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
+from novo_dev.localslack.records import StoredMessage
 from tests.support import wait_until
 
 SIZES = (20, 60, 100)

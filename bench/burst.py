@@ -10,12 +10,18 @@ prints how long the posting took, the pace reached by all channels together
 and by the slowest one against the allowed one, how many 429s Slack
 answered, whether every interaction was posted exactly once, and how many
 posts the bridge made per CPU-second it used while posting.
+
+Then, in the same run and against the same local Slack, the floor (`bench.floor`): the
+same number of cards built as dicts, sent with slack_sdk's async client over one
+keep-alive session and recorded as one SQLite row each, in a process of its own at the
+same pace; it prints the floor's posts per CPU-second and the bridge's cost against it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
 from bench.lanes_rig import SLACK_BURST, accepted_ids, channel_names, cpu_seconds, lane_stage
@@ -27,7 +33,7 @@ async def measure(count: int, channels: int, rate: float) -> None:
     async with lane_stage(count, channels, rate) as stage:
         slack = stage.slack
         async with stage.bridge() as bridge:
-            await wait_until(lambda: accepted_ids(slack) or None, timeout=60, message="first post")
+            await wait_until(lambda: accepted_ids(slack) or None, timeout=180, message="first post")
             cpu_at_first = cpu_seconds(bridge.pid)
             await wait_until(
                 lambda: len(accepted_ids(slack)) >= count or None,
@@ -66,6 +72,30 @@ async def measure(count: int, channels: int, rate: float) -> None:
         )
         per_cpu = len(accepted) / cpu if cpu > 0 else float("nan")
         print(f"  bridge CPU while posting      {cpu:>8.2f} s   ({per_cpu:.0f} posts per CPU-s)")
+        floor_posts, floor_cpu = await run_floor(slack.api_url, slack.bot_token, names, count, rate)
+        floor_per_cpu = floor_posts / floor_cpu if floor_cpu > 0 else float("nan")
+        print(
+            f"  floor CPU while posting       {floor_cpu:>8.2f} s   ({floor_per_cpu:.0f} posts per"
+            f" CPU-s, {floor_posts} accepted)"
+        )
+        print(f"  bridge's cost per post        {floor_per_cpu / per_cpu:>8.1f} x the floor's")
+
+
+async def run_floor(
+    api_url: str, token: str, channels: list[str], count: int, rate: float
+) -> tuple[int, float]:
+    """`bench.floor` in a process of its own (its CPU is its own, as the bridge's is)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bench.floor", "--api-url", api_url, "--token", token),
+        *("--channels", ",".join(channels), "--count", str(count), "--rate", f"{rate:g}"),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"bench.floor exited {process.returncode}")
+    figures = json.loads(out.decode().strip().splitlines()[-1])
+    return int(figures["posts"]), float(figures["cpu_seconds"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,9 +37,9 @@ from bench.harness import (
     epoch_of,
     summarize,
 )
-from bot.localslack.driver import SlackDriver
-from bot.sim.control import SimControl
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
+from novo_dev.sim.control import SimControl
 from tests.support import wait_until
 
 DEFAULT_APPROVALS = 200

@@ -43,10 +43,10 @@ from bench.harness import (
     epoch_of,
     format_table,
 )
-from bot.demo.stack import Person, ServersConfig, bridge_environment, local_servers
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import Person, ServersConfig, bridge_environment, local_servers
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.postgres import DATABASE_URL_ENV, SERVER_URL, admin
 from tests.support import wait_until
 

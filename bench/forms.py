@@ -45,17 +45,17 @@ from typing import Any
 import aiohttp
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
-from bot.localslack.driver import FORM, SlackDriver
-from bot.localslack.payloads import (
+from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import FORM, SlackDriver
+from novo_dev.localslack.payloads import (
     action,
     envelope,
     find_element,
     message_container,
     user_object,
 )
-from bot.localslack.records import RecordedCall
-from bot.localslack.server import LocalSlack, start_local_slack
-from bot.slack.ids import ActionId
+from novo_dev.localslack.records import RecordedCall
+from novo_dev.localslack.server import LocalSlack, start_local_slack
 from tests.support import wait_until
 
 DEFAULT_PEOPLE = 300

@@ -23,12 +23,12 @@ import httpx
 from bot.bridge.jobs import BridgeJobs
 from bot.bridge.runtime import Bridge
 from bot.config import Settings
-from bot.demo.stack import Person, ServersConfig, StackConfig, local_stack
-from bot.localslack.driver import SlackDriver
-from bot.localslack.payloads import iter_elements
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import Person, ServersConfig, StackConfig, local_stack
+from novo_dev.localslack.driver import SlackDriver
+from novo_dev.localslack.payloads import iter_elements
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 
 T = TypeVar("T")
 

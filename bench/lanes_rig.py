@@ -24,9 +24,9 @@ from pathlib import Path
 import httpx
 
 from bench.harness import API_KEY, CHANNEL, SIGNING_SECRET
-from bot.demo.stack import ServersConfig, bridge_environment, local_servers
-from bot.localslack.server import LocalSlack
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import ServersConfig, bridge_environment, local_servers
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.server import SimServer
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SLACK_BURST = 5

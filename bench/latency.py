@@ -40,9 +40,9 @@ from bench.harness import (
     has_action,
     running_rig,
 )
-from bot.localslack.records import RecordedCall
-from bot.localslack.server import LocalSlack
 from bot.slack.ids import ActionId
+from novo_dev.localslack.records import RecordedCall
+from novo_dev.localslack.server import LocalSlack
 from tests.support import wait_until
 
 DEFAULT_SAMPLES = 10

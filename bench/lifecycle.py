@@ -31,8 +31,8 @@ from pathlib import Path
 import httpx
 
 from bench.harness import format_table
-from bot.demo.stack import ServersConfig, local_servers, without_bridge_settings
-from bot.sim.control import SimControl
+from novo_dev.demo.stack import ServersConfig, local_servers, without_bridge_settings
+from novo_dev.sim.control import SimControl
 from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[1]

@@ -30,9 +30,9 @@ import httpx
 
 from bench.harness import API_KEY
 from bench.lanes_rig import bridge_env, cpu_seconds, running_bridge
-from bot.demo.stack import ServersConfig, local_servers
-from bot.sim.control import SimControl
-from bot.sim.spec import InteractionSpec
+from novo_dev.demo.stack import ServersConfig, local_servers
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.spec import InteractionSpec
 from tests.support import wait_until
 
 POLL_SECONDS = 2.0  # the production default

@@ -34,11 +34,11 @@ from bench import poll_cost
 from bot.novo.models import Interaction
 from bot.policy.live import LivePolicy
 from bot.redaction import redact_interaction
-from bot.sim.demo_data import TEMPLATES, create_group
-from bot.sim.state import SimState
 from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.message import render_message
+from novo_dev.sim.demo_data import TEMPLATES, create_group
+from novo_dev.sim.state import SimState
 
 LARGE_INPUT_BYTES = 200_000
 DEFAULT_REPEAT = 200

@@ -1,5 +1,9 @@
-"""The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `sim` Novo,
-`demo` the loop, `policy` check and explain the policy file."""
+"""The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `policy`
+check and explain the policy file, `audit` export the trail.
+
+Commands of packages installed beside the bridge join through the `novo_slack.commands`
+entry points: the dev kit (devkit/) adds `sim` and `demo` that way, so the product never
+imports a stand-in, and a production install offers neither."""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from bot import __version__
@@ -22,7 +27,11 @@ log = logging.getLogger("novo-slack")
 STORE_SETTINGS = frozenset({"NOVO_SLACK_DB"})
 
 
-def _parser() -> argparse.ArgumentParser:
+BUILT_IN = frozenset({"run", "check", "db", "policy", "audit"})
+"""The bridge's own commands: starting one of them reads no entry points."""
+
+
+def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="novo-slack",
         description="Put Novo agents' approvals and questions in front of people, in Slack.",
@@ -43,46 +52,29 @@ def _parser() -> argparse.ArgumentParser:
         help="upgrade: migrate to the newest revision; current: show the revision it is at",
     )
 
-    sim = commands.add_parser("sim", help="serve the Novo Interactions API simulator")
-    sim.add_argument("--host", default="127.0.0.1")
-    sim.add_argument("--port", type=int, default=8787)
-    sim.add_argument("--api-key", default=None, help="require this Bearer key (default: none)")
-    sim.add_argument("--park-seconds", type=float, default=900.0, help="default expiry window (s)")
-    sim.add_argument("--demo", action="store_true", help="seed and keep creating interactions")
-
-    demo = commands.add_parser("demo", help="simulator + local Slack + bridge, with a transcript")
-    demo.add_argument(
-        "--seconds", type=float, default=0, help="stop after this long (default: until Ctrl-C)"
-    )
-    demo.add_argument("--no-clicks", action="store_true", help="don't script any clicks")
-    demo.add_argument(
-        "--ui", action="store_true", help="serve the playground page where you click (no scripts)"
-    )
-    demo.add_argument("--ui-port", type=int, default=8700, help="the playground's port (loopback)")
-    demo.add_argument("--clicks", action="store_true", help="with --ui: script clicks as well")
-    demo.add_argument(
-        "--policy",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="this policy file instead of the bundled example (bot/demo/policy.yml)",
-    )
-    demo.add_argument(
-        "--no-seed", action="store_true", help="start with an empty simulator (make your own)"
-    )
-    demo.add_argument(
-        "--rate",
-        type=float,
-        default=0,
-        metavar="N",
-        help="after the first round, N new run steps a minute (default 0: none)",
-    )
+    if plugins:
+        _plugin_commands(commands)
     _policy_parser(commands)
     audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
     audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
     audit.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
     audit.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
     return parser
+
+
+COMMANDS_GROUP = "novo_slack.commands"
+"""Entry points naming `add(commands)`: each adds a subcommand whose parser sets `run`."""
+
+Command = Callable[[argparse.Namespace], int]
+"""What a plugged-in command's parser sets as `run`: its arguments in, the exit code out."""
+
+
+def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The subcommands of the packages installed beside the bridge (the dev kit's `sim`
+    and `demo`). Each entry point is loaded only to add its parser: what it runs is
+    imported when it runs."""
+    for found in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        found.load()(commands)
 
 
 def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -227,7 +219,10 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    # `run` (every start of the bridge) skips the scan of the installed packages' metadata
+    command = next((a for a in given if not a.startswith("-")), None)
+    args = _parser(plugins=command not in BUILT_IN).parse_args(given)
     _configure_logging(args.verbose)
     try:
         if args.command == "run":
@@ -242,31 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _policy(args)
         if args.command == "audit":
             return asyncio.run(_audit(args))
-        if args.command == "sim":
-            from bot.sim.server import run_sim
-
-            run_sim(
-                args.host,
-                args.port,
-                api_key=args.api_key,
-                park_seconds=args.park_seconds,
-                demo=args.demo,
-            )
-            return 0
-        from bot.demo import run_demo
-        from bot.demo.runner import DEMO_POLICY
-
-        if args.rate < 0:
-            raise SettingsError(f"--rate must be 0 or more, got {args.rate:g}")
-        return run_demo(
-            seconds=args.seconds,
-            scripted_clicks=not args.no_clicks and (args.clicks or not args.ui),
-            ui=args.ui,
-            ui_port=args.ui_port,
-            policy=args.policy or DEMO_POLICY,
-            seed=not args.no_seed,
-            rate=args.rate,
-        )
+        plugged: Command = args.run
+        return plugged(args)
     except SettingsError as exc:
         return _failed(exc, EXIT_SETTINGS, args.verbose)
     except StartupFailure as exc:

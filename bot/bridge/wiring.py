@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from bot.bridge.presenter import Presenter
 from bot.clock import Clock
+from bot.messages.lanes import SendLanes
+from bot.messages.publisher import MessagePublisher
 from bot.novo.client import NovoClient
 from bot.policy.live import LivePolicy
 from bot.services.allowances import AllowanceService
@@ -29,8 +31,6 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
 from bot.store import Store
 from bot.sync.engine import SyncEngine
-from bot.sync.lanes import SendLanes
-from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
 
 

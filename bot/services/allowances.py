@@ -30,6 +30,7 @@ from itertools import groupby
 
 from bot.clock import Clock
 from bot.domain import Allowance, AllowanceScope, AllowanceUse, SlackActor, SlackDecision
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import ALLOWANCES_USED
 from bot.novo.models import Interaction
 from bot.outcomes import (
@@ -52,7 +53,6 @@ from bot.slack.render.allowance import OFFER_SCOPES, StandingOffer, report_text
 from bot.store import QueuedDecision, Store
 from bot.store.allowances import Grant, PlannedUse
 from bot.store.audit import AuditEvent
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
+from bot.messages.publisher import MessagePublisher
 from bot.novo.models import (
     APPROVE_OPTION,
     DENY_OPTION,
@@ -37,7 +38,6 @@ from bot.slack.directory import DirectoryUnavailable
 from bot.store import QueuedDecision, Store, Vote
 from bot.store.audit import AuditEvent
 from bot.store.votes import Ballot, VoteRequest
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

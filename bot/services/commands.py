@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from bot.clock import Clock
 from bot.domain import SlackActor
+from bot.messages.publisher import MessagePublisher
 from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.pending import PendingFinder
@@ -50,8 +51,7 @@ from bot.slack.render.commands import (
 from bot.slack.render.context import MessageContext
 from bot.slack.render.thread_reply import without_reply_hint
 from bot.store import Store, TrackedInteraction
-from bot.store.schema import COPY
-from bot.sync.publisher import MessagePublisher
+from bot.store.schema import MessageKind
 
 LINK_SECONDS = 2.0
 """How long one link may take (asked of Slack when it can't be built): a line
@@ -125,7 +125,7 @@ class CommandService:
         if tracked.channel == actor.user_id and tracked.ts is not None:
             return tracked.shown_in, tracked.ts, None
         for message in await self._store.messages(tracked.id):
-            mine = message.purpose == COPY and message.channel == actor.user_id
+            mine = message.purpose == MessageKind.COPY and message.channel == actor.user_id
             if mine and message.state == "posted" and message.ts is not None:
                 return message.shown_in, message.ts, None
         return None

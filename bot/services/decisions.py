@@ -24,6 +24,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Allowance, Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -48,7 +49,6 @@ from bot.store.allowances import Grant
 from bot.store.audit import AuditEvent
 from bot.store.rows import DecisionState
 from bot.sync.final_metrics import observe_final
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

@@ -38,6 +38,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages.publisher import MessagePublisher
 from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
 from bot.services.reports import outcome_of, stats_by_rule
@@ -54,7 +55,6 @@ from bot.slack.render.digest import (
     render_digest,
 )
 from bot.store import Store, TrackedInteraction
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

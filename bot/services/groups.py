@@ -23,6 +23,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
+from bot.messages.publisher import MessagePublisher
 from bot.novo.models import TIMEOUT_REASON, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
@@ -44,7 +45,6 @@ from bot.slack.render.outcomes import group_summary
 from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction, Vote
 from bot.store.audit import AuditEvent
 from bot.store.votes import VoteRequest
-from bot.sync.publisher import MessagePublisher
 
 log = logging.getLogger(__name__)
 

@@ -55,6 +55,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.domain import SlackActor
+from bot.messages.publisher import MessagePublisher
 from bot.policy.routes import Route
 from bot.services.allowances import AllowanceService
 from bot.services.deciders import DeciderGate
@@ -80,8 +81,7 @@ from bot.slack.render.status import accepts_decisions
 from bot.store import Store, TrackedInteraction
 from bot.store.home import HomeViewer
 from bot.store.locks import KeyedLocks
-from bot.store.schema import COPY
-from bot.sync.publisher import MessagePublisher
+from bot.store.schema import MessageKind
 
 log = logging.getLogger(__name__)
 
@@ -390,7 +390,7 @@ class HomeService:
         DMs, the primary otherwise; a card of a step group is a reply in its thread."""
         channel, ts = tracked.shown_in, tracked.ts
         if is_user_id(tracked.channel) and tracked.channel != user_id:
-            copy = await self._store.get_message(tracked.id, COPY, user_id)
+            copy = await self._store.get_message(tracked.id, MessageKind.COPY, user_id)
             if copy is not None and copy.state == "posted" and copy.ts is not None:
                 channel, ts = copy.shown_in, copy.ts
         if ts is None:

@@ -24,6 +24,9 @@ from functools import partial
 from typing import Literal
 
 from bot.clock import Clock
+from bot.messages.context import ESCALATE_STEP
+from bot.messages.lanes import SendKind
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
@@ -31,8 +34,7 @@ from bot.policy.timing import Lead
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.reminder import reminder_text
 from bot.store import Store, TrackedInteraction
-from bot.sync.lanes import SendKind
-from bot.sync.publisher import ESCALATE_STEP, ESCALATION, MessagePublisher
+from bot.store.schema import MessageKind
 
 log = logging.getLogger(__name__)
 
@@ -187,11 +189,11 @@ class ReminderService:
         targets = ([escalate.to.channel] if escalate.to.channel else []) + escalate.to.users
         now = self._clock()
         for target in targets:
-            if await self._store.claim_message(tracked.id, ESCALATION, target, now):
+            if await self._store.claim_message(tracked.id, MessageKind.ESCALATION, target, now):
                 self._publisher.lanes.submit(
                     target,
                     SendKind.POST,
-                    f"{tracked.id} {ESCALATION}",
+                    f"{tracked.id} {MessageKind.ESCALATION}",
                     partial(self._escalate, tracked.id, target),
                 )
 

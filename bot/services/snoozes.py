@@ -31,6 +31,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages.lanes import SendKind
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import SNOOZES
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext
@@ -45,9 +47,7 @@ from bot.slack.render.snooze import (
 from bot.slack.render.snooze_choices import CHOICES, SnoozeChoice, choice_for
 from bot.slack.render.status import accepts_decisions
 from bot.store import Snooze, Store, TrackedInteraction
-from bot.store.schema import COPY
-from bot.sync.lanes import SendKind
-from bot.sync.publisher import MessagePublisher
+from bot.store.schema import MessageKind
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ class SnoozeService:
         sent it to people's DMs (a link into someone else's DM opens nothing); None if
         Slack won't say (the DM names the channel)."""
         channel, ts = tracked.shown_in, tracked.ts
-        own = await self._store.get_message(tracked.id, COPY, user_id)
+        own = await self._store.get_message(tracked.id, MessageKind.COPY, user_id)
         if own is not None and own.ts is not None:
             channel, ts = own.shown_in, own.ts
         if ts is None:

@@ -17,7 +17,7 @@ from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK, TRACKED
 from bot.store.records import dump_record, load_record
 from bot.store.rows import StepGroup, TrackedInteraction, step_group, tracked
-from bot.store.schema import group_views, interactions, step_groups
+from bot.store.schema import MessageState, group_views, interactions, step_groups
 
 
 def group_key(root_run_id: str, step_number: int, channel: str) -> str:
@@ -38,7 +38,7 @@ class GroupQueries(StoreBase):
                 step_number=step_number,
                 channel=channel,
                 agent_id=agent_id,
-                state="posting",
+                state=MessageState.POSTING,
                 claimed_at=now,
                 updated_at=now,
             )
@@ -82,7 +82,7 @@ class GroupQueries(StoreBase):
     async def unposted_groups(self) -> list[StepGroup]:
         rows = await self._all(
             select(step_groups)
-            .where(step_groups.c.state == "posting")
+            .where(step_groups.c.state == MessageState.POSTING)
             .order_by(step_groups.c.claimed_at)
         )
         return [step_group(r) for r in rows]
@@ -93,8 +93,10 @@ class GroupQueries(StoreBase):
         return (
             await self._write(
                 update(step_groups)
-                .where(step_groups.c.id == group_id, step_groups.c.state == "posting")
-                .values(state="posted", ts=ts, rendered_hash=rendered_hash, updated_at=now)
+                .where(step_groups.c.id == group_id, step_groups.c.state == MessageState.POSTING)
+                .values(
+                    state=MessageState.POSTED, ts=ts, rendered_hash=rendered_hash, updated_at=now
+                )
             )
             == 1
         )

@@ -20,9 +20,11 @@ from bot.novo.models import Interaction
 from bot.store.base import StoreBase, insert_for
 from bot.store.records import dump_record, stored_expiry, wire_record
 from bot.store.rows import OpenDeadline, TrackedInteraction, tracked
-from bot.store.schema import COPY, PRIMARY, interactions, messages
+from bot.store.schema import UNPOSTED, MessageKind, MessageState, interactions, messages
 
-_primary = and_(messages.c.interaction_id == interactions.c.id, messages.c.purpose == PRIMARY)
+_primary = and_(
+    messages.c.interaction_id == interactions.c.id, messages.c.purpose == MessageKind.PRIMARY
+)
 _PRIMARY_COLUMNS = (
     messages.c.channel,
     messages.c.state,
@@ -47,13 +49,15 @@ _OPEN_AND_SHOWN = (
     # one look at the posted messages, not one per interaction: as a correlated EXISTS,
     # SQLite searched it by `messages_state`, every posted message for every open
     # interaction (64 ms a poll at 1,000 waiting, quadratic beyond)
-    interactions.c.id.in_(select(messages.c.interaction_id).where(messages.c.state == "posted")),
+    interactions.c.id.in_(
+        select(messages.c.interaction_id).where(messages.c.state == MessageState.POSTED)
+    ),
 )
 """Open, and shown by at least one of its messages (see `open_snapshots`)."""
 _OPEN_POSTED = (
     interactions.c.status == "pending",
     interactions.c.gone.is_(False),
-    messages.c.state == "posted",
+    messages.c.state == MessageState.POSTED,
 )
 """Open, and its primary message posted (`open_interactions`, `open_deadlines`)."""
 _OLDEST_FIRST = (interactions.c.created_at, interactions.c.id)
@@ -120,11 +124,11 @@ class InteractionQueries(StoreBase):
                 update(messages)
                 .where(
                     messages.c.interaction_id == interaction_id,
-                    messages.c.purpose == PRIMARY,
-                    messages.c.state.in_(("queued", "posting")),
+                    messages.c.purpose == MessageKind.PRIMARY,
+                    messages.c.state.in_(UNPOSTED),
                 )
                 .values(
-                    state="posted",
+                    state=MessageState.POSTED,
                     ts=ts,
                     # kept only when it differs, as for every other message
                     slack_channel=case(
@@ -179,7 +183,10 @@ class InteractionQueries(StoreBase):
         """What Slack shows now; also marks the message as in step with the record."""
         await self._write(
             update(messages)
-            .where(messages.c.interaction_id == interaction_id, messages.c.purpose == PRIMARY)
+            .where(
+                messages.c.interaction_id == interaction_id,
+                messages.c.purpose == MessageKind.PRIMARY,
+            )
             .values(rendered_hash=rendered_hash, synced=True, version=messages.c.version + 1)
         )
 
@@ -253,7 +260,7 @@ class InteractionQueries(StoreBase):
 
         Each carries `claimed_at` and `after_ts`: a message, if one was sent, is newer.
         """
-        unposted = messages.c.state.in_(("queued", "posting"))
+        unposted = messages.c.state.in_(UNPOSTED)
         return await self._kept_or_parsed(unposted, (messages.c.claimed_at, interactions.c.id))
 
     async def _kept_or_parsed(
@@ -316,7 +323,7 @@ class InteractionQueries(StoreBase):
         """Finished interactions whose message may not show it yet (an update failed)."""
         query = TRACKED.where(
             messages.c.synced.is_(False),
-            messages.c.state == "posted",
+            messages.c.state == MessageState.POSTED,
             or_(interactions.c.status != "pending", interactions.c.gone.is_(True)),
         )
         rows = await self._all(query.order_by(interactions.c.updated_at, interactions.c.id))
@@ -424,8 +431,8 @@ async def _claim_one(
     """Claim one interaction and its messages on `connection`; False if already tracked."""
     if not await track_new(connection, interaction, now, group_id=groups.get(interaction.id)):
         return False
-    wanted = [(PRIMARY, channel)] + [
-        (COPY, target) for target in dict.fromkeys(copies) if target != channel
+    wanted = [(MessageKind.PRIMARY, channel)] + [
+        (MessageKind.COPY, target) for target in dict.fromkeys(copies) if target != channel
     ]
     await connection.execute(
         messages.insert(),
@@ -434,7 +441,7 @@ async def _claim_one(
                 "interaction_id": interaction.id,
                 "purpose": purpose,
                 "channel": target,
-                "state": "queued",  # claimed by its lane just before it is sent
+                "state": MessageState.QUEUED,  # claimed by its lane just before it is sent
                 "synced": False,
                 "version": 0,
                 "claimed_at": now,

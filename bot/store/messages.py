@@ -16,10 +16,10 @@ from sqlalchemy import ColumnElement, delete, select, update
 from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK
 from bot.store.rows import TrackedMessage, message
-from bot.store.schema import messages
+from bot.store.schema import UNPOSTED, MessageKind, MessageState, messages
 
 
-def _named(interaction_id: str, purpose: str, channel: str) -> list[ColumnElement[bool]]:
+def _named(interaction_id: str, purpose: MessageKind, channel: str) -> list[ColumnElement[bool]]:
     return [
         messages.c.interaction_id == interaction_id,
         messages.c.purpose == purpose,
@@ -61,7 +61,7 @@ class MessageQueries(StoreBase):
             select(messages.c.interaction_id)
             .where(
                 messages.c.ts == ts,
-                messages.c.state == "posted",
+                messages.c.state == MessageState.POSTED,
                 (messages.c.channel == channel) | (messages.c.slack_channel == channel),
             )
             .limit(1)
@@ -69,13 +69,13 @@ class MessageQueries(StoreBase):
         return str(row["interaction_id"]) if row is not None else None
 
     async def get_message(
-        self, interaction_id: str, purpose: str, channel: str
+        self, interaction_id: str, purpose: MessageKind, channel: str
     ) -> TrackedMessage | None:
         row = await self._first(select(messages).where(*_named(interaction_id, purpose, channel)))
         return message(row) if row is not None else None
 
     async def claim_message(
-        self, interaction_id: str, purpose: str, channel: str, now: datetime
+        self, interaction_id: str, purpose: MessageKind, channel: str, now: datetime
     ) -> bool:
         """Record the intent to post before posting; False when it was claimed before.
 
@@ -87,7 +87,7 @@ class MessageQueries(StoreBase):
                 interaction_id=interaction_id,
                 purpose=purpose,
                 channel=channel,
-                state="posting",
+                state=MessageState.POSTING,
                 synced=False,
                 version=0,
                 claimed_at=now,
@@ -101,7 +101,7 @@ class MessageQueries(StoreBase):
     async def mark_message_posted(
         self,
         interaction_id: str,
-        purpose: str,
+        purpose: MessageKind,
         channel: str,
         ts: str,
         rendered_hash: str,
@@ -118,10 +118,10 @@ class MessageQueries(StoreBase):
                 update(messages)
                 .where(
                     *_named(interaction_id, purpose, channel),
-                    messages.c.state.in_(("queued", "posting")),
+                    messages.c.state.in_(UNPOSTED),
                 )
                 .values(
-                    state="posted",
+                    state=MessageState.POSTED,
                     ts=ts,
                     slack_channel=slack_channel if slack_channel != channel else None,
                     rendered_hash=rendered_hash,
@@ -136,7 +136,7 @@ class MessageQueries(StoreBase):
     async def set_message_hash(
         self,
         interaction_id: str,
-        purpose: str,
+        purpose: MessageKind,
         channel: str,
         rendered_hash: str,
         now: datetime,
@@ -166,7 +166,7 @@ class MessageQueries(StoreBase):
         `queued` (nothing sent) or `posting` (claimed, maybe sent)."""
         rows = await self._all(
             select(messages)
-            .where(messages.c.state.in_(("queued", "posting")))
+            .where(messages.c.state.in_(UNPOSTED))
             .order_by(
                 messages.c.claimed_at,
                 messages.c.interaction_id,
@@ -176,14 +176,14 @@ class MessageQueries(StoreBase):
         )
         return [message(r) for r in rows]
 
-    async def drop_claim(self, interaction_id: str, purpose: str, channel: str) -> bool:
+    async def drop_claim(self, interaction_id: str, purpose: MessageKind, channel: str) -> bool:
         """Forget a claim Slack will never let us post (that person cannot be DMed), so it
         is not retried forever; a message already posted is never dropped."""
         return (
             await self._write(
                 delete(messages).where(
                     *_named(interaction_id, purpose, channel),
-                    messages.c.state.in_(("queued", "posting")),
+                    messages.c.state.in_(UNPOSTED),
                 )
             )
             == 1

@@ -12,9 +12,9 @@ from sqlalchemy import RowMapping
 from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
+from bot.store.schema import MessageKind, MessageState
 
 DecisionState = Literal["queued", "delivered", "conflict", "rejected", "gone"]
-MessageState = Literal["queued", "posting", "posted"]
 Show = Callable[[Interaction], Interaction]
 """What turns a stored record into the copy that may be shown (`Store.show_with`)."""
 SnoozeState = Literal["waiting", "sent", "dropped"]
@@ -32,7 +32,7 @@ class TrackedMessage:
     """
 
     interaction_id: str
-    purpose: str
+    purpose: MessageKind
     channel: str
     state: MessageState
     ts: str | None
@@ -195,7 +195,7 @@ def step_group(row: RowMapping) -> StepGroup:
         step_number=int(row["step_number"]),
         channel=row["channel"],
         agent_id=row["agent_id"],
-        state=cast(MessageState, row["state"]),
+        state=MessageState(row["state"]),
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],
         outcome=row["outcome"],
@@ -278,7 +278,7 @@ def tracked(
     return TrackedInteraction(
         id=row["id"],
         kind=row["kind"],
-        state=cast(MessageState, row["state"]),
+        state=MessageState(row["state"]),
         snapshot=show(raw) if show is not None else raw,
         raw=raw,
         channel=row["channel"],
@@ -297,9 +297,9 @@ def tracked(
 def message(row: RowMapping) -> TrackedMessage:
     return TrackedMessage(
         interaction_id=row["interaction_id"],
-        purpose=row["purpose"],
+        purpose=MessageKind(row["purpose"]),
         channel=row["channel"],
-        state=cast(MessageState, row["state"]),
+        state=MessageState(row["state"]),
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],
         synced=bool(row["synced"]),

@@ -45,6 +45,8 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from sqlalchemy import (
     Boolean,
     CheckConstraint,
@@ -62,11 +64,33 @@ from sqlalchemy import (
 
 from bot.store.sqltypes import UtcDateTime
 
-PRIMARY = "channel"
-"""The purpose of an interaction's own message in its channel."""
-COPY = "copy"
-"""The purpose of each further message a route asks for (a DM to every listed user
-after the first): claimed with the primary, kept showing what it shows."""
+
+class MessageKind(StrEnum):
+    """What a message about an interaction is (`messages.purpose`): the kind picks its
+    renderer and its destination, never a lifecycle of its own (bot/messages)."""
+
+    PRIMARY = "channel"
+    """The interaction's own message in its channel (at most one per interaction)."""
+    COPY = "copy"
+    """Each further message a route asks for (a DM to every listed user after the
+    first): claimed with the primary, kept showing what it shows."""
+    ESCALATION = "escalation"
+    """One per target channel or user an escalation step names."""
+
+
+class MessageState(StrEnum):
+    """Where a tracked message is on its way to Slack (`messages.state`)."""
+
+    QUEUED = "queued"
+    """Tracked, waiting for its lane: nothing was sent."""
+    POSTING = "posting"
+    """Claimed by its lane just before the send: in doubt until its ts is recorded."""
+    POSTED = "posted"
+
+
+UNPOSTED = (MessageState.QUEUED, MessageState.POSTING)
+"""The states of a message that may still have to be posted."""
+
 
 metadata = MetaData()
 
@@ -119,8 +143,8 @@ messages = Table(
         "messages_one_primary",
         "interaction_id",
         unique=True,
-        sqlite_where=text(f"purpose = '{PRIMARY}'"),
-        postgresql_where=text(f"purpose = '{PRIMARY}'"),
+        sqlite_where=text(f"purpose = '{MessageKind.PRIMARY.value}'"),
+        postgresql_where=text(f"purpose = '{MessageKind.PRIMARY.value}'"),
     ),
 )
 

@@ -28,7 +28,15 @@ from bot.store.base import StoreBase
 from bot.store.interactions import ID_CHUNK
 from bot.store.records import dump_record
 from bot.store.rows import QueuedDecision, TakenStep, TrackedMessage, message, queued, taken_step
-from bot.store.schema import PRIMARY, allowances, audit, decisions, messages, steps
+from bot.store.schema import (
+    MessageKind,
+    MessageState,
+    allowances,
+    audit,
+    decisions,
+    messages,
+    steps,
+)
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class MessageKey:
     """One message about an interaction, as the store names it."""
 
     interaction_id: str
-    purpose: str
+    purpose: MessageKind
     channel: str
 
 
@@ -66,7 +74,7 @@ _newer = messages.alias("newer")
 # the newest ts of ours recorded in the claimed message's channel (NULL if none yet)
 _NEWEST_IN_CHANNEL = (
     select(func.max(_newer.c.ts))
-    .where(_newer.c.channel == messages.c.channel, _newer.c.state == "posted")
+    .where(_newer.c.channel == messages.c.channel, _newer.c.state == MessageState.POSTED)
     .scalar_subquery()
 )
 
@@ -120,8 +128,8 @@ class SendQueries(StoreBase):
         return (
             await self._write(
                 update(messages)
-                .where(_named(key), messages.c.state == "posting")
-                .values(state="queued", after_ts=None, updated_at=now)
+                .where(_named(key), messages.c.state == MessageState.POSTING)
+                .values(state=MessageState.QUEUED, after_ts=None, updated_at=now)
             )
             == 1
         )
@@ -173,8 +181,10 @@ class SendQueries(StoreBase):
 async def _claim(connection: AsyncConnection, key: MessageKey, now: datetime) -> bool:
     claimed = await connection.execute(
         update(messages)
-        .where(_named(key), messages.c.state == "queued")
-        .values(state="posting", claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now)
+        .where(_named(key), messages.c.state == MessageState.QUEUED)
+        .values(
+            state=MessageState.POSTING, claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now
+        )
     )
     return bool(claimed.rowcount)
 
@@ -183,9 +193,9 @@ async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime)
     key = sent.key
     recorded = await connection.execute(
         update(messages)
-        .where(_named(key), messages.c.state == "posting")
+        .where(_named(key), messages.c.state == MessageState.POSTING)
         .values(
-            state="posted",
+            state=MessageState.POSTED,
             ts=sent.ts,
             # kept only when it differs, as for every other message
             slack_channel=case(
@@ -193,7 +203,7 @@ async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime)
             ),
             rendered_hash=sent.rendered_hash,
             # a primary is in step once the poll says so; a copy shows what was rendered
-            synced=messages.c.synced if key.purpose == PRIMARY else True,
+            synced=messages.c.synced if key.purpose == MessageKind.PRIMARY else True,
             version=messages.c.version + 1,
             updated_at=now,
         )

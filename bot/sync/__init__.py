@@ -1,1 +1,2 @@
-"""The sync engine: poll Novo, post what is new once, keep every message true."""
+"""The sync engine: list Novo's pending interactions, track what is new, compare what
+changed, finish what ended; the messages themselves are `bot.messages`'s."""

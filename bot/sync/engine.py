@@ -13,7 +13,7 @@ never posted again before one walk of the channel's history (and of each
 step group's thread), from the oldest of them, has looked for all of them. A
 route that DMs several people posts the primary to the first and a copy to
 each other one, tracked in the same transaction and posted the same way (see
-`bot.sync.copies`).
+`bot.messages.copies`).
 
 One bad interaction never stops the others: records are parsed one by one
 (an unreadable one is skipped and reported), and any failure while handling
@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -36,6 +36,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages.copies import CopyPoster
+from bot.messages.publisher import MessagePublisher
 from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
@@ -43,10 +45,9 @@ from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
-from bot.sync.copies import CopyPoster
+from bot.store.schema import MessageState
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
-from bot.sync.publisher import MessagePublisher
 from bot.sync.routing import ChannelRouter
 from bot.sync.standing import StandingApprovals
 
@@ -57,8 +58,6 @@ LIST_DEADLINE_SECONDS = 60.0  # a listing that takes longer counts as a failed p
 LIST_MAX_PAGES = 200  # 20,000 pending: beyond that the server is looping, not listing
 FINALIZE_CONCURRENCY = 8  # re-reads of interactions that left the pending set, at once
 COMPARE_CHUNK = 500  # stored records compared with the listed ones, read at once
-# How far before the claim the crash-window search starts: clocks differ a little.
-CLAIM_MARGIN = timedelta(minutes=2)
 HOLD_BASE_SECONDS = 2.0
 HOLD_MAX_SECONDS = 60.0
 
@@ -135,7 +134,7 @@ class SyncEngine:
         # each open record as last listed, with the stored version it matched at: a
         # local optimisation (after a restart the first poll compares every record)
         self._matched: dict[str, tuple[int, Any]] = {}
-        self._copies = CopyPoster(store, publisher, clock, self._guarded, claim_margin=CLAIM_MARGIN)
+        self._copies = CopyPoster(store, publisher, clock, self._guarded)
         # claims left `posting` that a look through their channel did not find, so they
         # are posted without another: kept until posted (a post that gets no answer
         # leaves it in doubt again)
@@ -474,7 +473,7 @@ class SyncEngine:
         claimed when a crash or a lost answer came, are looked for together first."""
         in_doubt: dict[str, list[str]] = {}
         for tracked in await self._store.unposted():
-            if tracked.state == "queued" or tracked.id in self._looked_for:
+            if tracked.state == MessageState.QUEUED or tracked.id in self._looked_for:
                 self._queue_unposted(tracked)
             elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
                 in_doubt.setdefault(tracked.channel, []).append(tracked.id)
@@ -497,10 +496,10 @@ class SyncEngine:
         Read afresh first: what the lane was handed may have been posted since.
         """
         tracked = await self._store.get(queued.id)
-        if tracked is None or tracked.state == "posted":
+        if tracked is None or tracked.state == MessageState.POSTED:
             self._looked_for.discard(queued.id)
             return
-        if tracked.state == "posting" and tracked.id not in self._looked_for:
+        if tracked.state == MessageState.POSTING and tracked.id not in self._looked_for:
             return  # in doubt again (its post got no answer): the next poll looks for it
         self._looked_for.discard(tracked.id)
         await self._then_copies(self._publisher.post(tracked), tracked)
@@ -514,10 +513,10 @@ class SyncEngine:
         usually recorded its ts by now, and history walks are rate-limited.
         """
         current = await self._store.get_many(ids)
-        doubtful = [t for t in current.values() if t.state == "posting"]
+        doubtful = [t for t in current.values() if t.state == MessageState.POSTING]
         if not doubtful:
             return
-        found = await self._publisher.find_many_posted(channel, doubtful, CLAIM_MARGIN)
+        found = await self._publisher.find_many_posted(channel, doubtful)
         for tracked in doubtful:
             hit = found.get(tracked.id)
             if hit is None:

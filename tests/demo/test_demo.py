@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.demo.runner import (
+from novo_dev.demo.runner import (
     DEMO_API_KEY,
     DEMO_CHANNEL,
     DEMO_POLICY,
@@ -25,7 +25,7 @@ from bot.demo.runner import (
     DemoOptions,
     demo_config,
 )
-from bot.demo.stack import LocalStack, local_stack
+from novo_dev.demo.stack import LocalStack, local_stack
 from tests.support import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,7 +131,7 @@ async def test_policy_explain_against_the_demo_answers_as_the_docs_show(
             "SLACK_BOT_TOKEN": stack.slack.bot_token,
             "SLACK_SIGNING_SECRET": DEMO_SIGNING_SECRET,
             "NOVO_SLACK_CHANNEL": DEMO_CHANNEL,
-            "NOVO_SLACK_CONFIG": "bot/demo/policy.yml",
+            "NOVO_SLACK_CONFIG": "devkit/novo_dev/demo/policy.yml",
         }.items():
             monkeypatch.setenv(name, value)
         monkeypatch.chdir(REPO)

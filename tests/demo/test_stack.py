@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings, load_settings
-from bot.demo.stack import (
+from novo_dev.demo.stack import (
     Group,
     Person,
     ServersConfig,

@@ -25,15 +25,15 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
 from bot.config import Settings
-from bot.demo.stack import Person, ServersConfig, StackConfig, local_stack
-from bot.localslack.driver import SlackDriver
-from bot.localslack.records import StoredView
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import Store, TrackedInteraction
 from bot.tls import trust_store
+from novo_dev.demo.stack import Person, ServersConfig, StackConfig, local_stack
+from novo_dev.localslack.driver import SlackDriver
+from novo_dev.localslack.records import StoredView
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.postgres import fresh_database
 from tests.support import DEFAULT_TIMEOUT, FakeClock, wait_until
 

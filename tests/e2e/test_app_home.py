@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.clock import utc_now
-from bot.localslack import LocalSlack, StoredView, start_local_slack
+from bot.messages.publisher import MessagePublisher
 from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.home import HomeService
@@ -24,7 +24,7 @@ from bot.slack.links import MessageLinks
 from bot.slack.render.approval import approval_actions_block_id
 from bot.slack.render.home import home_title
 from bot.store import Store
-from bot.sync.publisher import MessagePublisher
+from novo_dev.localslack import LocalSlack, StoredView, start_local_slack
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_deciders import ONLY_ADA
 from tests.support import wait_until

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.clock import utc_now
-from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
 from bot.slack.render.digest import METADATA_EVENT_TYPE
 from bot.store.digests import DigestRun
+from novo_dev.localslack.records import StoredMessage
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
 from bot.store import TrackedMessage
+from novo_dev.localslack.records import StoredMessage
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -20,8 +20,8 @@ import asyncio
 import time
 from typing import Any
 
-from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId
+from novo_dev.localslack.records import StoredView
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -16,8 +16,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.clock import utc_now
 from bot.domain import SlackActor
-from bot.localslack import StoredEphemeral
-from bot.localslack.validation import assert_valid_message
 from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.pending import PendingFinder
@@ -25,6 +23,8 @@ from bot.slack.command_text import COMMAND
 from bot.slack.directory import SlackDirectory
 from bot.slack.ids import ActionId
 from bot.slack.render.ending import waited
+from novo_dev.localslack import StoredEphemeral
+from novo_dev.localslack.validation import assert_valid_message
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

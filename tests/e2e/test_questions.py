@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.render.question_encoding import action_id_pattern
+from novo_dev.localslack.records import StoredView
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId, CallbackId
 from bot.store import Store
+from novo_dev.localslack.records import StoredView
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId
+from novo_dev.localslack.records import StoredMessage
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import DEFAULT_TIMEOUT, wait_until
 

@@ -10,9 +10,9 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from bot.localslack.records import StoredMessage
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.render.approval import approval_title
+from novo_dev.localslack.records import StoredMessage
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from bot.localslack.records import StoredEphemeral
 from bot.slack.ids import ActionId, CallbackId
+from novo_dev.localslack.records import StoredEphemeral
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_deciders import ONLY_ADA
 from tests.e2e.test_questions import _question

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.localslack.records import StoredView
 from bot.slack.ids import ActionId
+from novo_dev.localslack.records import StoredView
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_novo_command import _words, ask
 from tests.support import wait_until

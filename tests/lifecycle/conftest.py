@@ -19,10 +19,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.demo.stack import ServersConfig, local_servers, without_bridge_settings
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import ServersConfig, local_servers, without_bridge_settings
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.support import PROCESS_TIMEOUT, DeadlinePassed, bounded, wait_until
 
 REPO = Path(__file__).resolve().parents[2]

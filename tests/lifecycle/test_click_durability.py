@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import API_KEY, CHANNEL, SIGNING_SECRET, Bridge, World
 from tests.support import wait_until
 

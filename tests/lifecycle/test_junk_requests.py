@@ -22,11 +22,11 @@ import httpx
 import pytest
 
 from bot.bridge.runtime import Bridge
-from bot.localslack.driver import FORM, SlackDriver
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import FORM, SlackDriver
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.e2e.conftest import CHANNEL, SIGNING_SECRET, open_loop
 from tests.support import wait_until
 

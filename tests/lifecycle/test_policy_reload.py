@@ -10,8 +10,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import CHANNEL, SIGNING_SECRET, World
 from tests.lifecycle.test_click_durability import _create, _record, _ts_of
 from tests.support import wait_until

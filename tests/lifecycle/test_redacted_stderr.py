@@ -12,8 +12,8 @@ import asyncio
 import json
 import sys
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import CHANNEL, SIGNING_SECRET, World
 from tests.redaction.planted import approval_input, approval_preview, leaked_parts
 from tests.support import wait_until

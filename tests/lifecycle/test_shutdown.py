@@ -10,8 +10,8 @@ from __future__ import annotations
 import signal
 import socket
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import API_KEY, CHANNEL, SIGNING_SECRET, Bridge, World
 from tests.support import wait_until
 

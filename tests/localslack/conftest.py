@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.support import FakeClock
 
 SIGNING_SECRET = "local-signing-secret"

@@ -10,7 +10,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack
+from novo_dev.localslack import LocalSlack
 from tests.support import wait_until
 
 

@@ -15,7 +15,7 @@ import pytest
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET
 from tests.localslack.kit import actions, button, modal, section, text_input
 from tests.localslack.serving import served

@@ -17,7 +17,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.signature import SignatureVerifier
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, FakeBridge
 from tests.localslack.serving import over_socket, served
 from tests.localslack.test_ls_bolt import bolt_app

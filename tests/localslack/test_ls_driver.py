@@ -10,7 +10,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, CapturedRequest, FakeBridge
 from tests.localslack.kit import actions, button, choice_input, modal, option, section, text_input
 

@@ -13,7 +13,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import SIGNING_SECRET, FakeBridge
 from tests.localslack.kit import section
 from tests.localslack.serving import over_socket, served

@@ -9,7 +9,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.localslack import LocalSlack
+from novo_dev.localslack import LocalSlack
 from tests.localslack.kit import refusal, section
 from tests.support import FakeClock
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack
 from bot.slack import limits
+from novo_dev.localslack import LocalSlack
 from tests.localslack.kit import actions, button, radio_block, refusal, section, text_input
 
 CHANNEL = "C0APPROVALS"

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack, SlackDriver
+from novo_dev.localslack import LocalSlack, SlackDriver
 from tests.localslack.conftest import CapturedRequest, FakeBridge
 from tests.localslack.kit import actions, button, modal, refusal, section, text_input
 

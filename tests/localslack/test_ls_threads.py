@@ -6,7 +6,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack
+from novo_dev.localslack import LocalSlack
 from tests.localslack.kit import refusal
 
 CHANNEL = "C0APPROVALS"

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import (
+from bot.slack import limits
+from novo_dev.localslack.validation import (
     check_message_text_total,
     check_view_size,
     validate_message_blocks,
     validate_view,
 )
-from bot.slack import limits
 from tests.localslack.kit import (
     actions,
     big_modal,

@@ -6,8 +6,8 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.localslack import LocalSlack
 from bot.slack import limits
+from novo_dev.localslack import LocalSlack
 from tests.localslack.conftest import START
 from tests.localslack.kit import big_modal, modal, refusal, section, text_input
 from tests.support import FakeClock

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.novo.client import NovoClient
-from bot.sim.control import SimControl
+from novo_dev.sim.control import SimControl
 
 API_KEY = "sk-test-5ecret-key-do-not-leak"
 BASE_URL = "https://novo.test"
@@ -152,7 +152,7 @@ SIM_KEY = "sim-test-key-never-logged"
 
 @pytest.fixture
 async def sim() -> AsyncIterator[Any]:
-    from bot.sim.server import start_sim
+    from novo_dev.sim.server import start_sim
 
     server = await start_sim(api_key=SIM_KEY)
     try:

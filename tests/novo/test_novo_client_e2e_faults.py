@@ -11,7 +11,7 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import TIMEOUT_REASON, InputResponse, Interaction, ResolveInteractionBody
-from bot.sim.control import SimControl
+from novo_dev.sim.control import SimControl
 from tests.support import wait_until
 
 from .conftest import SIM_KEY

@@ -7,7 +7,7 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import BatchResolveItem, InputResponse
-from bot.sim.control import SimControl
+from novo_dev.sim.control import SimControl
 
 
 def approve(interaction_id: str) -> BatchResolveItem:

@@ -10,7 +10,7 @@ import pytest
 from bot.novo import errors
 from bot.novo.client import NovoClient
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
-from bot.sim.control import SimControl
+from novo_dev.sim.control import SimControl
 
 from .conftest import SIM_KEY
 

@@ -203,7 +203,7 @@ def _with_id(value: Any, interaction_id: str) -> Any:
 @pytest.fixture(scope="module")
 def sim_url() -> Iterator[str]:
     """A simulator on its own event loop thread, so hypothesis can drive it synchronously."""
-    from bot.sim.server import start_sim
+    from novo_dev.sim.server import start_sim
 
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="sim-loop", daemon=True)

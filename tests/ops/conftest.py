@@ -18,10 +18,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.bridge.runtime import Bridge
 from bot.config import load_settings
-from bot.demo.stack import Person, ServersConfig, bridge_environment, local_servers
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import Person, ServersConfig, bridge_environment, local_servers
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 
 API_KEY = "ops-novo-key"
 SIGNING_SECRET = "ops-signing-secret"

@@ -1,5 +1,6 @@
-"""The package layout stays true: the top-level packages form no circle, and only
-the CLI starts the stand-ins.
+"""The package layout stays true: the top-level packages form no circle, and the product
+imports neither the dev kit (devkit/novo_dev: the stand-ins, the demo, the playground) nor
+a test tool.
 
 Read from the code's own imports (function-level and `TYPE_CHECKING` ones
 too, since a lazy import is still a dependency), counting each `bot.<package>`
@@ -14,9 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 BOT = Path(__file__).resolve().parents[2] / "bot"
-TOOLS = frozenset({"sim", "localslack", "demo", "playground"})
-"""The stand-ins and the demo: started from the command line, never by the product."""
-MAY_START_TOOLS = frozenset({"cli", "__main__"})
+NOT_PRODUCT = frozenset({"novo_dev", "tests", "bench", "playwright", "pytest", "hypothesis"})
+"""Top-level modules nothing in `bot` may import: the dev kit, the tests and test tools."""
 
 
 def _node(module: str, root: Path) -> str | None:
@@ -86,28 +86,38 @@ def test_the_top_level_packages_form_no_circle() -> None:
     assert not found, "\n".join(_described(graph, circle) for circle in found)
 
 
-def test_no_product_package_imports_a_stand_in() -> None:
-    graph = import_graph()
-    wrong = {
-        f"{source} → {target}: {sorted(files)}"
-        for source, targets in graph.items()
-        if source not in TOOLS | MAY_START_TOOLS
-        for target, files in targets.items()
-        if target in TOOLS
-    }
+def foreign_imports(root: Path = BOT) -> dict[str, set[str]]:
+    """file under `root` → the top-level modules of NOT_PRODUCT it imports."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        wrong = {m.split(".")[0] for m in _imports(path)} & NOT_PRODUCT
+        if wrong:
+            found[str(path.relative_to(root.parent))] = wrong
+    return found
+
+
+def test_the_product_imports_no_stand_in_and_no_test_tool() -> None:
+    wrong = foreign_imports()
     assert not wrong, wrong
-    assert {"sim", "demo"} <= set(graph["cli"])  # the CLI is what starts them
+    stand_ins = {"sim", "localslack", "demo", "playground"}
+    assert not {p.name for p in BOT.iterdir()} & stand_ins, "a stand-in is back in bot/"
 
 
-def test_the_walk_finds_a_circle_and_a_stand_in_import(tmp_path: Path) -> None:
+def test_the_walk_finds_a_circle_and_a_foreign_import(tmp_path: Path) -> None:
     """The checks above are only as good as the walk: on a made-up tree it must see both."""
     (tmp_path / "bot" / "alpha").mkdir(parents=True)
-    (tmp_path / "bot" / "sim").mkdir()
     (tmp_path / "bot" / "alpha" / "a.py").write_text(
         "def later() -> None:\n    from bot.beta import b\n"
     )
-    (tmp_path / "bot" / "beta.py").write_text("from bot.alpha.a import later\nimport bot.sim\n")
-    (tmp_path / "bot" / "sim" / "__init__.py").write_text("")
+    (tmp_path / "bot" / "beta.py").write_text(
+        "from bot.alpha.a import later\nimport novo_dev.sim\n"
+    )
+    (tmp_path / "bot" / "gamma.py").write_text(
+        "def lazily() -> None:\n    from playwright.async_api import Page\n"
+    )
     graph = import_graph(tmp_path / "bot")
     assert cycles(graph) == [["alpha", "beta", "alpha"]]
-    assert "sim" in graph["beta"]
+    assert foreign_imports(tmp_path / "bot") == {
+        "bot/beta.py": {"novo_dev"},
+        "bot/gamma.py": {"playwright"},
+    }

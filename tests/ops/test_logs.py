@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from bot import __version__
-from bot.localslack.driver import SlackDriver
 from bot.logs import CHATTY_LOGGERS, configure_logging
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.ops.conftest import CHANNEL, SIGNING_SECRET, Servers
 from tests.support import wait_until
 

@@ -7,8 +7,8 @@ how much a sample moved during the scenario, never on its absolute value.
 from __future__ import annotations
 
 from bot.bridge.runtime import Bridge
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
 from tests.ops.conftest import CHANNEL, SIGNING_SECRET, Servers, sample
 from tests.support import wait_until
 

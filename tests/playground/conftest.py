@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.demo.screenshots import Stage, stage
-from bot.playground.browser import BrowserMissing, check_browser, headless_page
+from novo_dev.demo.screenshots import Stage, stage
+from novo_dev.playground.browser import BrowserMissing, check_browser, headless_page
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

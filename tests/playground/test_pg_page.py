@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.demo.screenshots import APPROVAL, QUESTION, Stage, make_screenshots, message
-from bot.sim.control import SimControl
-from bot.sim.demo_data import COUNTRIES
 from bot.slack.question_answers import ERROR_REQUIRED_TEXT
+from novo_dev.demo.screenshots import APPROVAL, QUESTION, Stage, make_screenshots, message
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.demo_data import COUNTRIES
 from tests.support import wait_until
 
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.demo.screenshots import APPROVAL, CHANNEL, QUESTION, Stage
-from bot.playground import start_playground
 from bot.slack.ids import ActionId, CallbackId
+from novo_dev.demo.screenshots import APPROVAL, CHANNEL, QUESTION, Stage
+from novo_dev.playground import start_playground
 from tests.support import wait_until
 
 

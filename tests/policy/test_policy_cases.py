@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.demo.runner import DEMO_POLICY
+from novo_dev.demo.runner import DEMO_POLICY
 from tests.novo.conftest import approval_wire
 from tests.policy.test_policy_cli import no_settings
 from tests.policy.test_policy_conditions import REFUNDS

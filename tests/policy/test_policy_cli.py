@@ -21,10 +21,10 @@ import httpx
 import pytest
 
 from bot.cli import main
-from bot.demo.stack import Group, Person, ServersConfig, local_servers
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
+from novo_dev.demo.stack import Group, Person, ServersConfig, local_servers
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.novo.conftest import approval_wire, question_wire
 
 POLICY = """

@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import Any
 
 from bot.domain import Allowance, AllowanceUse, SlackActor
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.render.allowance import (
@@ -20,6 +19,7 @@ from bot.slack.render.approval import render_approval_message
 from bot.slack.render.common import date_token
 from bot.slack.render.context import MessageContext
 from bot.slack.render.home import HomeFacts, render_home
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 
 from .conftest import NOW, MakeApproval, finalized_fields
 

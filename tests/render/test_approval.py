@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message
 from bot.novo.models import Interaction
 from bot.slack.ids import METADATA_EVENT_TYPE, ActionId, OverflowValue
 from bot.slack.limits import MESSAGE_TEXT_BUDGET, MESSAGE_TOTAL_TEXT, SECTION_FIELDS
@@ -24,6 +23,7 @@ from bot.slack.render.approval import (
 )
 from bot.slack.render.common import date_token
 from bot.slack.render.context import MessageContext, SlackDecision
+from novo_dev.localslack.validation import assert_valid_message
 
 from .conftest import ADA, DECIDED_AT, EXPIRES, NOW, Case, MakeApproval
 from .helpers import action_ids, block, block_ids, buttons, code_body

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message
 from bot.services.reports import RuleStats
 from bot.slack.command_text import Help, Pending, Show, Stats, Unknown, parse
 from bot.slack.render.commands import (
@@ -30,6 +29,7 @@ from bot.slack.render.commands import (
     stats_message,
 )
 from bot.slack.render.context import MessageContext
+from novo_dev.localslack.validation import assert_valid_message
 from tests.render.conftest import NOW, MakeApproval
 from tests.render.helpers import BARE_BROADCAST, texts
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from bot.localslack.validation import assert_valid_message, text_length
 from bot.novo.models import Interaction
 from bot.slack.limits import MESSAGE_BLOCKS, MESSAGE_TEXT_BUDGET, SECTION_TEXT
 from bot.slack.render.context import Nudge
@@ -23,6 +22,7 @@ from bot.slack.render.digest import (
     Waiter,
     render_digest,
 )
+from novo_dev.localslack.validation import assert_valid_message, text_length
 
 from .conftest import NOW, approval_fields
 from .helpers import BARE_BROADCAST, all_text, block, block_ids

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import render_input_viewer
 from bot.slack.render.modals import ReasonIntent, render_notice_modal, render_reason_modal
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 
 from .conftest import NOW, approval_fields, state_cases
 from .golden_files import check_golden, stored_names

@@ -9,7 +9,6 @@ from datetime import timedelta
 from typing import Any
 
 from bot.domain import SlackActor, SlackDecision
-from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId
 from bot.slack.limits import MODAL_BLOCKS
@@ -28,6 +27,7 @@ from bot.slack.render.home import (
     view_fingerprint,
 )
 from bot.slack.render.message import render_message
+from novo_dev.localslack.validation import assert_valid_view
 from tests.novo.conftest import question_wire
 from tests.render.conftest import NOW, MakeApproval, finalized_fields
 from tests.render.helpers import action_ids, all_text, assert_inert, block, mrkdwn_texts

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import SECTION_TEXT
@@ -19,6 +18,7 @@ from bot.slack.render.input_viewer import (
     input_viewer_page_count,
     render_input_viewer,
 )
+from novo_dev.localslack.validation import assert_valid_view
 
 from .conftest import NOW, MakeApproval
 from .helpers import code_body, unescape

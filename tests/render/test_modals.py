@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.novo.rules import MAX_REASON_CHARS
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
@@ -15,6 +14,7 @@ from bot.slack.render.modals import (
     render_notice_modal,
     render_reason_modal,
 )
+from novo_dev.localslack.validation import assert_valid_view
 
 from .conftest import MakeApproval
 from .helpers import assert_inert

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.domain import SlackActor
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.render.context import MessageContext, QuorumState, RenderedMessage
@@ -13,6 +12,7 @@ from bot.slack.render.group import ITEM_LINES, GroupFacts, GroupItem, render_gro
 from bot.slack.render.message import render_message
 from bot.slack.render.modals import render_deny_all_modal
 from bot.slack.render.quorum import people_text
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 from tests.render.conftest import MakeApproval, finalized_fields
 
 

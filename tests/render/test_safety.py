@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.context import MessageContext, SlackDecision
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 
 from .conftest import ADA, DECIDED_AT, NOW, Case, approval_fields, state_cases
 from .helpers import assert_inert, block, code_body, mrkdwn_texts

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.common import relative_deadline
@@ -28,6 +27,7 @@ from bot.slack.render.snooze_choices import (
     choice_for,
     offered_choices,
 )
+from novo_dev.localslack.validation import assert_valid_message
 from tests.render_question.conftest import make_interaction, question
 
 from .conftest import NOW, MakeApproval, MakeDecision, state_cases

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from bot.demo.transcript import LINE_CHARS, Transcript
-from bot.localslack.server import LocalSlack
+from novo_dev.demo.transcript import LINE_CHARS, Transcript
+from novo_dev.localslack.server import LocalSlack
 
 
 async def test_a_long_message_line_is_cut_between_words(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import (
-    assert_valid_message,
-    assert_valid_view,
-    text_length,
-)
 from bot.novo.models import Interaction
 from bot.slack.render.approval import render_approval_message
 from bot.slack.render.context import MessageContext
 from bot.slack.render.modals import render_notice_modal
+from novo_dev.localslack.validation import (
+    assert_valid_message,
+    assert_valid_view,
+    text_length,
+)
 
 
 def section(text: str, block_id: str) -> dict[str, Any]:

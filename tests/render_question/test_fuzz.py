@@ -7,7 +7,6 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo import rules
 from bot.novo.models import InputResponse, ResolveInteractionBody
 from bot.slack.question_answers import ParsedSubmission, parse_submission
@@ -15,6 +14,7 @@ from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
 from bot.slack.render.question import render_question_message
 from bot.slack.render.question_encoding import OTHER_VALUE
 from bot.slack.render.question_modal import question_modal_page_count, render_question_modal
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 
 from .conftest import NOW, Picks, input_blocks, make_interaction, slack_state
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.novo.models import TIMEOUT_REASON
 from bot.slack.render.context import MessageContext, SlackActor, SlackDecision
 from bot.slack.render.question import render_question_message
 from bot.slack.render.question_modal import render_question_modal
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 from tests.render.golden_files import check_golden, stored_names
 
 from .conftest import NOW, make_interaction, options, question

@@ -6,9 +6,9 @@ opening it for many people at once against Slack's 3 s trigger).
 
 from __future__ import annotations
 
-from bot.localslack.validation import assert_valid_view
 from bot.novo.models import Interaction
 from bot.slack.render.question_modal import question_modal_page_count, render_question_modal
+from novo_dev.localslack.validation import assert_valid_view
 
 from .conftest import make_interaction, question
 

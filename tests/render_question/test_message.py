@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_message
 from bot.novo.models import TIMEOUT_REASON, Interaction
 from bot.slack.ids import ActionId, OverflowValue
 from bot.slack.limits import MESSAGE_TEXT_BUDGET, MESSAGE_TOTAL_TEXT
@@ -21,6 +20,7 @@ from bot.slack.render.question import (
     render_question_message,
 )
 from bot.slack.render.question_encoding import action_id_pattern
+from novo_dev.localslack.validation import assert_valid_message
 
 from .conftest import INTERACTION_ID, NOW, make_interaction, options, question
 

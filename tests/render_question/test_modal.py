@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from bot.localslack.validation import assert_valid_view
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.limits import (
     INPUT_LABEL,
@@ -23,6 +22,7 @@ from bot.slack.render.question_modal import (
     render_question_modal,
     search_external_options,
 )
+from novo_dev.localslack.validation import assert_valid_view
 
 from .conftest import INTERACTION_ID, input_blocks, make_interaction, options, question
 

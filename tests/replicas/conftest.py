@@ -17,7 +17,7 @@ from datetime import datetime
 
 import pytest
 
-from bot.localslack.driver import SlackDriver
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import _LISTENING, SIGNING_SECRET, Bridge, World, world
 from tests.postgres import fresh_database
 from tests.support import PROCESS_TIMEOUT

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.localslack.driver import SlackDriver
 from bot.slack.ids import ActionId, OverflowValue
+from novo_dev.localslack.driver import SlackDriver
 from tests.lifecycle.conftest import _LISTENING, CHANNEL, SIGNING_SECRET, World
 from tests.replicas.conftest import POLL_SECONDS, USERS, Replica
 from tests.replicas.test_three_replicas import (

@@ -14,7 +14,6 @@ import pytest
 
 from bot.bridge.presenter import ephemeral_text
 from bot.domain import SlackActor, SlackDecision
-from bot.localslack.validation import assert_valid_message, assert_valid_view
 from bot.outcomes import BadAnswer, DecisionOutcome, Ended, OutcomeKind
 from bot.slack.ids import ActionId
 from bot.slack.render.common import ELLIPSIS, REPLACEMENT, clean_text
@@ -28,6 +27,7 @@ from bot.slack.render.question_modal import (
     render_question_modal,
     search_external_options,
 )
+from novo_dev.localslack.validation import assert_valid_message, assert_valid_view
 
 from .helpers import (
     HOSTILE,

@@ -24,12 +24,12 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.demo.stack import ServersConfig, local_servers
-from bot.localslack.driver import SlackDriver
-from bot.localslack.server import LocalSlack
-from bot.sim.control import SimControl
-from bot.sim.server import SimServer
 from bot.slack.ids import ActionId
+from novo_dev.demo.stack import ServersConfig, local_servers
+from novo_dev.localslack.driver import SlackDriver
+from novo_dev.localslack.server import LocalSlack
+from novo_dev.sim.control import SimControl
+from novo_dev.sim.server import SimServer
 from tests.e2e.conftest import _block_text
 from tests.replicas.conftest import database_url
 from tests.ship.podman import podman

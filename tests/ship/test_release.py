@@ -4,9 +4,11 @@ installs alone, and `.env.example` true to the settings model."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,21 @@ def test_build_makes_an_sdist_and_a_wheel_twine_passes(built: list[Path]) -> Non
     _run(str(BIN / "twine"), "check", "--strict", *map(str, built))
 
 
+def test_the_wheel_holds_the_product_alone(built: list[Path]) -> None:
+    """No stand-in, playground page or demo in what production installs, and nothing
+    in it imports the dev kit or a test tool."""
+    wheel = next(p for p in built if p.suffix == ".whl")
+    with zipfile.ZipFile(wheel) as packed:
+        names = packed.namelist()
+        sources = {n: packed.read(n).decode() for n in names if n.endswith(".py")}
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"bot", f"novo_slack-{__version__}.dist-info"}, tops
+    stand_ins = ("localslack", "sim/", "demo/", "playground", "static/", ".js", ".html", ".css")
+    assert not [n for n in names if any(part in n for part in stand_ins)]
+    banned = re.compile(r"^\s*(from|import)\s+(novo_dev|playwright|pytest|hypothesis)\b", re.M)
+    assert not [n for n, text in sources.items() if banned.search(text)]
+
+
 @pytest.mark.timeout(300)  # pip fetches the dependencies (from its cache where it can)
 def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) -> None:
     wheel = next(p for p in built if p.suffix == ".whl")
@@ -67,7 +84,8 @@ def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) ->
          "--no-compile", str(wheel))  # fmt: skip
     command = str(venv / "bin" / "novo-slack")
     assert _run(command, "--version").strip() == f"novo-slack {__version__}"
-    assert "usage: novo-slack sim" in _run(command, "sim", "--help")
+    commands = _run(command, "--help")
+    assert "run" in commands and "demo" not in commands and "sim" not in commands  # no dev kit
     env = {
         "PATH": os.environ["PATH"],
         "SLACK_BOT_TOKEN": "xoxb-1",

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.sim import SimServer, SimState, start_sim
-from bot.sim.control import SimControl
+from novo_dev.sim import SimServer, SimState, start_sim
+from novo_dev.sim.control import SimControl
 from tests.support import FakeClock
 
 Json = dict[str, Any]

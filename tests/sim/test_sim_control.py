@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.sim import start_sim
-from bot.sim.demo_data import TEMPLATES
+from novo_dev.sim import start_sim
+from novo_dev.sim.demo_data import TEMPLATES
 from tests.support import wait_until
 
 Json = dict[str, Any]
@@ -173,7 +173,7 @@ async def test_demo_seeds_every_shape_and_keeps_feeding() -> None:
 
 async def test_run_sim_serves_until_sigterm() -> None:
     code = (
-        "from bot.sim import run_sim; "
+        "from novo_dev.sim import run_sim; "
         "run_sim('127.0.0.1', 0, api_key='hush-hush', park_seconds=60, demo=False)"
     )
     process = await asyncio.create_subprocess_exec(

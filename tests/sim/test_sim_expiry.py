@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from bot.sim import SimServer
+from novo_dev.sim import SimServer
 from tests.support import wait_until
 
 Json = dict[str, Any]

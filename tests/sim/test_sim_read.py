@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.sim import start_sim
+from novo_dev.sim import start_sim
 
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]

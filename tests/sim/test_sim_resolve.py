@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.sim.control import SimControl
+from novo_dev.sim.control import SimControl
 
 Json = dict[str, Any]
 Create = Callable[..., Awaitable[Json]]

@@ -10,8 +10,8 @@ import asyncio
 
 import httpx
 
-from bot.sim import InteractionSpec, SimServer, start_sim
-from bot.sim.control import SimControl
+from novo_dev.sim import InteractionSpec, SimServer, start_sim
+from novo_dev.sim.control import SimControl
 from tests.support import DEFAULT_TIMEOUT, scaled, wait_until
 
 CYCLES = 200

@@ -10,7 +10,7 @@ import pytest
 
 from bot.novo.errors import ResolveRuleError
 from bot.novo.models import ResolveInteractionBody
-from bot.sim import InteractionSpec, ListFilter, SimError, SimState
+from novo_dev.sim import InteractionSpec, ListFilter, SimError, SimState
 
 Advance = Callable[[float], None]
 

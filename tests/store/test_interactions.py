@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from bot.domain import SlackActor, SlackDecision
 from bot.store import Store
 from bot.store.records import stored_expiry
-from bot.store.schema import PRIMARY
+from bot.store.schema import MessageKind
 
 from .helpers import NOW, interaction
 
@@ -168,7 +168,9 @@ async def test_the_open_versions_a_poll_reads_are_found_without_a_search_per_int
     async with await Store.open(path) as store:
         for n in range(3):
             await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
-            await store.mark_message_posted(f"int_{n}", PRIMARY, "C1", f"1.{n}", "h", NOW)
+            await store.mark_message_posted(
+                f"int_{n}", MessageKind.PRIMARY, "C1", f"1.{n}", "h", NOW
+            )
         asked: list[tuple[str, Any]] = []
 
         def note(*args: Any) -> None:

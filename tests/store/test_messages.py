@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from bot.store import Store
+from bot.store.schema import MessageKind
 
 from .helpers import NOW, interaction
 
@@ -26,7 +27,7 @@ async def test_the_primary_message_is_a_message(store: Store) -> None:
     )
     assert primary.claimed_at == NOW
     await store.mark_posted("int_1", "1.1", "h", LATER)
-    posted = await store.get_message("int_1", "channel", "C1")
+    posted = await store.get_message("int_1", MessageKind.PRIMARY, "C1")
     assert posted is not None and (posted.ts, posted.version, posted.updated_at) == (
         "1.1",
         1,
@@ -37,25 +38,30 @@ async def test_the_primary_message_is_a_message(store: Store) -> None:
 async def test_other_messages_are_claimed_once_each(store: Store, peer: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
     claims = await asyncio.gather(
-        *(s.claim_message("int_1", "reminder", "C9", LATER) for s in (store, peer, store))
+        *(
+            s.claim_message("int_1", MessageKind.ESCALATION, "C9", LATER)
+            for s in (store, peer, store)
+        )
     )
     assert claims.count(True) == 1
-    assert await store.claim_message("int_1", "reminder", "C8", LATER)
-    assert not await store.claim_message("int_1", "channel", "C2", LATER)  # one primary
+    assert await store.claim_message("int_1", MessageKind.ESCALATION, "C8", LATER)
+    assert not await store.claim_message("int_1", MessageKind.PRIMARY, "C2", LATER)  # one primary
     assert [(m.purpose, m.channel) for m in await store.messages("int_1")] == [
         ("channel", "C1"),
-        ("reminder", "C8"),
-        ("reminder", "C9"),
+        (MessageKind.ESCALATION, "C8"),
+        (MessageKind.ESCALATION, "C9"),
     ]
     unposted = await store.unposted_messages()
     assert [(m.purpose, m.channel) for m in unposted] == [
         ("channel", "C1"),
-        ("reminder", "C8"),
-        ("reminder", "C9"),
+        (MessageKind.ESCALATION, "C8"),
+        (MessageKind.ESCALATION, "C9"),
     ]
-    assert await store.mark_message_posted("int_1", "reminder", "C9", "2.2", "r", LATER)
-    assert not await store.mark_message_posted("int_1", "reminder", "C9", "2.3", "r", LATER)
-    posted = await store.get_message("int_1", "reminder", "C9")
+    assert await store.mark_message_posted("int_1", MessageKind.ESCALATION, "C9", "2.2", "r", LATER)
+    assert not await store.mark_message_posted(
+        "int_1", MessageKind.ESCALATION, "C9", "2.3", "r", LATER
+    )
+    posted = await store.get_message("int_1", MessageKind.ESCALATION, "C9")
     assert posted is not None and (posted.state, posted.ts, posted.synced) == (
         "posted",
         "2.2",
@@ -65,20 +71,24 @@ async def test_other_messages_are_claimed_once_each(store: Store, peer: Store) -
 
 async def test_a_message_for_an_untracked_interaction_is_refused(store: Store) -> None:
     with pytest.raises(IntegrityError):
-        await store.claim_message("nope", "reminder", "C1", NOW)
+        await store.claim_message("nope", MessageKind.ESCALATION, "C1", NOW)
 
 
 async def test_compare_and_set_on_the_message_version(store: Store, peer: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
     await store.mark_posted("int_1", "1.1", "h0", NOW)
-    seen = await store.get_message("int_1", "channel", "C1")
+    seen = await store.get_message("int_1", MessageKind.PRIMARY, "C1")
     assert seen is not None
     writes = await asyncio.gather(
-        store.set_message_hash("int_1", "channel", "C1", "a", LATER, expected_version=seen.version),
-        peer.set_message_hash("int_1", "channel", "C1", "b", LATER, expected_version=seen.version),
+        store.set_message_hash(
+            "int_1", MessageKind.PRIMARY, "C1", "a", LATER, expected_version=seen.version
+        ),
+        peer.set_message_hash(
+            "int_1", MessageKind.PRIMARY, "C1", "b", LATER, expected_version=seen.version
+        ),
     )
     assert sorted(writes) == [False, True]
-    after = await store.get_message("int_1", "channel", "C1")
+    after = await store.get_message("int_1", MessageKind.PRIMARY, "C1")
     assert after is not None and after.version == seen.version + 1
     assert after.rendered_hash == ("a" if writes[0] else "b")
-    assert await store.set_message_hash("int_1", "channel", "C1", "c", LATER)
+    assert await store.set_message_hash("int_1", MessageKind.PRIMARY, "C1", "c", LATER)

@@ -6,7 +6,7 @@ import asyncio
 from datetime import timedelta
 
 from bot.store import Store
-from bot.store.schema import PRIMARY
+from bot.store.schema import MessageKind
 from bot.store.sends import MessageKey, SentMessage
 
 from .helpers import NOW, interaction
@@ -15,7 +15,7 @@ LATER = NOW + timedelta(seconds=5)
 
 
 def _key(interaction_id: str, channel: str = "C1") -> MessageKey:
-    return MessageKey(interaction_id, PRIMARY, channel)
+    return MessageKey(interaction_id, MessageKind.PRIMARY, channel)
 
 
 async def test_a_tracked_message_waits_queued_until_one_lane_claims_it(

@@ -6,6 +6,7 @@ import asyncio
 from datetime import timedelta
 
 from bot.store import Store
+from bot.store.schema import MessageKind
 
 from .helpers import NOW, interaction
 
@@ -41,14 +42,16 @@ async def test_two_replicas_racing_for_a_step_take_it_once(store: Store, peer: S
 async def test_a_message_posted_to_a_user_remembers_its_dm(store: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
     for target in ("U0BOSS", "C0MANAGERS"):
-        assert await store.claim_message("int_1", "escalation", target, NOW)
+        assert await store.claim_message("int_1", MessageKind.ESCALATION, target, NOW)
     await store.mark_message_posted(
-        "int_1", "escalation", "U0BOSS", "1.1", "h", NOW, slack_channel="D0BOSS"
+        "int_1", MessageKind.ESCALATION, "U0BOSS", "1.1", "h", NOW, slack_channel="D0BOSS"
     )
     await store.mark_message_posted(
-        "int_1", "escalation", "C0MANAGERS", "1.2", "h", NOW, slack_channel="C0MANAGERS"
+        "int_1", MessageKind.ESCALATION, "C0MANAGERS", "1.2", "h", NOW, slack_channel="C0MANAGERS"
     )
     shown = {
-        m.channel: m.shown_in for m in await store.messages("int_1") if m.purpose == "escalation"
+        m.channel: m.shown_in
+        for m in await store.messages("int_1")
+        if m.purpose == MessageKind.ESCALATION
     }
     assert shown == {"U0BOSS": "D0BOSS", "C0MANAGERS": "C0MANAGERS"}

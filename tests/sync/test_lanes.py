@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import time
 
-from bot.sync.lanes import Send, SendKind, SendLanes
+from bot.messages.lanes import Send, SendKind, SendLanes
 from tests.support import bounded
 
 FAST = 1_000.0  # posts per second: no pacing in the way of an ordering test

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
+from bot.messages.reads import FactReads
 from bot.store import Store
 from bot.store.sends import MessageFacts
-from bot.sync.reads import FactReads
 from tests.store.helpers import NOW, decision, interaction
 from tests.support import bounded, wait_until
 

@@ -1,5 +1,0 @@
-"""The narrated demo: simulator + local Slack + bridge in one process."""
-
-from bot.demo.runner import run_demo
-
-__all__ = ["run_demo"]
