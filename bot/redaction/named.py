@@ -1,0 +1,122 @@
+"""Values a text names as secret: `NAME=value`, `--password value`, `curl -u user:pw`, code.
+
+A credential with no format of its own is still named where it is written:
+a `.env` line, a YAML or JSON line, a connection string's `Pwd=`, a URL's
+`?password=`, a command's `--token`/`--password`/`-u user:pw`/`-pPW`
+(MySQL's glued form), `gh secret set NAME --body VALUE`, and code
+(`password => "…"`, `token := "…"`, `secret("…")`, `"…" == my_password`).
+Each name is judged by `keys.is_secret_name`, the same test a record's keys
+get, so a name is secret or not in one place.
+
+A value that only refers to a secret (`${DB_PASSWORD}`, `<token>`,
+`{{ secrets.X }}`, `os.environ["X"]`, `$TOKEN`) is left as it is: hiding it
+hides nothing and makes the command unreadable (`is_reference`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from bot.redaction.keys import is_secret_name
+
+_VALUE = (
+    r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|(?P<bare>[^\s"'`,;&<>)\]}]+))"""
+)
+ASSIGNED = re.compile(
+    r"(?<![\w.\-$])(?=(?P<name>[A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*"
+    r"(?:=>|:=|==|=|:|\(|[ \t](?=[\"']))[ \t]*" + _VALUE + ")"
+)
+"""`NAME=value`, `NAME: value`, `"NAME": "value"`, `NAME => "v"`, `NAME := "v"`, `NAME("v")`.
+A lookahead, so that `x := secret("v")` is read at `x` and again at `secret`."""
+FLAG = re.compile(r"(?<!\S)--?(?P<name>[A-Za-z][\w\-]{1,60})(?:=|\s+)" + _VALUE)
+"""`--password value`, `--token=value`, `-password value` (a flag whose name is secret)."""
+USER_PASS = re.compile(
+    r"(?<!\S)(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?[^\s:\"']*:(?P<bare>[^\s\"']+)"
+)
+"""`curl -u admin:pw`: the part after the colon."""
+GLUED_P = re.compile(r"(?<!\S)(?:-p|--password=?)(?P<bare>[^\s\"'-][^\s\"']*)")
+"""MySQL's `-pPASSWORD`, looked for only in a MySQL/MariaDB command (`-p` is a port elsewhere)."""
+SPACED_P = re.compile(r"(?<!\S)-p\s+" + _VALUE)
+"""`docker login -u me -p PASSWORD`, `sshpass -p PASSWORD`: looked for only after those."""
+SECRET_SET = re.compile(r"\bsecrets?\s+set\s+\S+\s+(?:--body|-b)(?:=|\s+)" + _VALUE)
+"""`gh secret set NAME --body VALUE` (and `-b`)."""
+COMPARED = re.compile(r"""["'](?P<dq>[^"'\n]{3,})["']\s*[!=]==?\s*(?P<name>[A-Za-z_][\w.]*)""")
+"""`"value" == my_super_password`: a literal compared with a secret-named variable."""
+
+_GLUED_P_TOOLS = ("mysql", "mariadb")
+_SPACED_P_TOOLS = ("docker login", "podman login", "sshpass", "registry login", "nerdctl login")
+TRIGGERS = re.compile(r"pass|pwd|secret|token|key|auth|cred|pat|sig|cookie|bearer|-u\b|--user")
+"""A text holding none of these names nothing secret: most texts are skipped at once."""
+
+_REFERENCE = re.compile(
+    r"""\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\$[A-Za-z_]\w*|\w+(?:\.\w+)*\s*[(\[].*"""
+)
+_DOTTED = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_NOTHING = frozenset(
+    {
+        "null",
+        "none",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "redacted",
+        "hidden",
+        "masked",
+        "yes",
+        "no",
+    }
+    | {"bearer", "basic", "token", "digest", "bot", "negotiate"}
+)
+"""Values that are no secret: empty words, and an `Authorization:` scheme (its credential
+follows it and is the `auth_header` format's)."""
+
+
+def is_reference(value: str) -> bool:
+    """A value that names or stands for a secret without being one (`${X}`, `<token>`)."""
+    text = value.strip()
+    if not text:
+        return True
+    if text.lower() in _NOTHING or (len(text) >= 3 and set(text) <= set("*x•.#?X")):
+        return True
+    if _REFERENCE.fullmatch(text) is not None or "${" in text or "{{" in text:
+        return True
+    return _DOTTED.fullmatch(text) is not None or _ENV_NAME.fullmatch(text) is not None
+
+
+def _value(match: re.Match[str]) -> tuple[int, int] | None:
+    for group in ("dq", "sq", "bq", "bare"):
+        if group in match.re.groupindex and match.group(group) is not None:
+            start, end = match.span(group)
+            value = match.group(group)
+            if len(value.strip()) < 3 or is_reference(value):
+                return None
+            return start, end
+    return None
+
+
+def find_named(text: str) -> Iterator[tuple[int, int]]:
+    """Where each value a text names as secret sits (start, end)."""
+    lowered = text.lower()
+    if TRIGGERS.search(lowered) is None:
+        return
+    for expression in (ASSIGNED, FLAG, COMPARED):
+        for match in expression.finditer(text):
+            if is_secret_name(match.group("name")):
+                span = _value(match)
+                if span is not None:
+                    yield span
+    expressions = [USER_PASS]
+    if "secret" in lowered:
+        expressions.append(SECRET_SET)
+    if any(tool in lowered for tool in _GLUED_P_TOOLS):
+        expressions.append(GLUED_P)
+    if any(tool in lowered for tool in _SPACED_P_TOOLS):
+        expressions.append(SPACED_P)
+    for expression in expressions:
+        for match in expression.finditer(text):
+            span = _value(match)
+            if span is not None:
+                yield span
