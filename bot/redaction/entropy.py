@@ -4,8 +4,8 @@ No list of formats is complete, so a token that has a credential's make-up
 is hidden even when no format knows it: at least 20 characters of
 `[A-Za-z0-9+/=_-.~]`, holding a run of 16 or more without a separator, that
 run mixing lower case, upper case and digits (or, 32 long or more, letters
-and digits) with the class changing often, as random text does and words,
-identifiers and version strings do not (`getUserAccountSettings2`,
+of one case and digits: base32, base36) with the class changing often, as
+random text does and words, identifiers and version strings do not (`getUserAccountSettings2`,
 `release-2026.12`). detect-secrets' entropy plugin was tried for this and
 left: it scores whole quoted strings by Shannon entropy alone, so it hides
 every git SHA and UUID while missing unquoted tokens.
@@ -26,14 +26,19 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
-CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_\-.~%])[A-Za-z0-9+/=_\-.~]{20,}")
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_\-.~%])[A-Za-z0-9+/_\-.~]{20,}={0,2}")
+"""A token: `=` only as base64's padding, so `NAME=value` is two."""
 _SEGMENTS = re.compile(r"[/._\-~+=]")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _ID_PREFIX = re.compile(
     r"(?:id|int|run|thr|agt|msg|req|call|toolu|chatcmpl|evt|cus|ch|pi|pm|in|sub|txn|file|asst"
     r"|batch|resp|ord|obj|usr|acct|prod|price|seti|src|tok_test|cs_test|sess|trace|span|ref"
     r"|run_step|step|vs|ft|org|proj|user|team|app|dep|job|task|wf)_"
+    r"|(?:chatcmpl|subnet|vpc|sg|vol|snap|eni|igw|rtb|acl|nat|lt|ami|i|r|pcx|tgw|fs)-"
 )
+"""A record's or a cloud resource's id: `msg_01XF…`, `chatcmpl-8fK2…`, `subnet-0bb1…`."""
+_PUBLIC_KEY = re.compile(r"AAAA[BCE][0-9]N[zj]a")
+"""An SSH public key's blob (`ssh-ed25519 AAAAC3NzaC1…`): public, and meant to be shared."""
 _LOWER, _UPPER, _DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
 _SRI = re.compile(r"sha(?:1|256|384|512)-")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:[^\s]{3,}")
@@ -51,7 +56,7 @@ def _transitions(run: str) -> float:
 
 def looks_random(token: str) -> bool:
     """A credential's make-up: see the module's docstring for the rule and its exceptions."""
-    if _ID_PREFIX.match(token) is not None or _SRI.match(token) is not None:
+    if _ID_PREFIX.match(token) or _SRI.match(token) or _PUBLIC_KEY.match(token):
         return False
     runs = [r for r in _SEGMENTS.split(token) if len(r) >= MIN_RUN]
     for run in runs:
@@ -63,12 +68,25 @@ def looks_random(token: str) -> bool:
         if lower >= 2 and upper >= 2 and digits >= 2 and _transitions(run) >= 0.3:
             return True
         mixed = (lower >= 4 or upper >= 4) and digits >= 4
-        if len(run) >= LONG_RUN and mixed and (lower == 0 or upper == 0):
-            if lower > 0 and _transitions(run) >= 0.3:
-                return True
-            if upper > 0 and _transitions(run) >= 0.3 and len(run) != 26:  # 26: a ULID
-                return True
+        one_case = lower == 0 or upper == 0
+        # base32 has 6 digits of 32, so its class changes less often
+        if len(run) >= LONG_RUN and mixed and one_case and _transitions(run) >= 0.2:
+            return True
     return False
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_KEYLIKE = re.compile(r"[A-Za-z0-9+/_\-.~]{20,}={0,2}")
+
+
+def credential_like(value: str) -> bool:
+    """A value with a credential's make-up, for a name that is secret only with one
+    (`kaggle_key: 3f…`, not `sort_key: created_at`): random-looking, or 32 hex or more."""
+    if _KEYLIKE.fullmatch(value) is None or _UUID.fullmatch(value) is not None:
+        return False
+    if looks_random(value):
+        return True
+    return any(len(run) >= LONG_RUN and _HEX.fullmatch(run) for run in _SEGMENTS.split(value))
 
 
 def decoded(token: str) -> str | None:

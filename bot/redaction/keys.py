@@ -207,12 +207,22 @@ ABOUT = frozenset(
         "status",
         "level",
         "rate",
+        "col",
+        "hash",
+        "hashed",
+        "salt",
+        "digest",
+        "checksum",
+        "table",
     }
 )
 """Last words that say the value is something about a secret, not the secret."""
 _WORDS = re.compile(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
 _NOT_GLUED = ("secretar", "tokeniz")
 """Words that hold a secret word and are none: `secretary`, `tokenizer`."""
+_GLUED_ABOUT = tuple(sorted(a for a in ABOUT if len(a) >= 3))
+"""`secretref`, `tokenurl`, `passwordpolicy`: a glued name that ends telling what it is about."""
+_ENV_STYLE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NOT_PASS = frozenset({"bypass", "compass", "overpass", "underpass", "surpass"})
 _VERSION = re.compile(r"v?[0-9]+")
 
@@ -230,6 +240,8 @@ def is_secret_name(name: str) -> bool:
     parts = words(name)
     if not parts or parts[-1] in ABOUT:
         return False
+    if parts[-1] in KEY_WORDS and len(parts) > 1 and _ENV_STYLE.fullmatch(name):
+        return True  # `KAGGLE_KEY`, `MAILGUN_KEY`: an environment variable named *_KEY
     if parts[-1].endswith("pass") and parts[-1] not in _NOT_PASS:  # `PGPASS`, `db_pass`
         return True
     for i, word in enumerate(parts):
@@ -238,8 +250,15 @@ def is_secret_name(name: str) -> bool:
         if word in KEY_WORDS and i > 0 and parts[i - 1] in KEY_QUALIFIERS:
             return True
         if len(word) > 6 and any(g in word for g in GLUED) and not word.startswith(_NOT_GLUED):
-            return True
+            return not any(word.endswith(about) for about in _GLUED_ABOUT)
     return False
+
+
+def is_key_name(name: str) -> bool:
+    """A name that ends in `key` (`kaggle_key`, `license-key`), secret or not by itself
+    (`sort_key`): a value under it is hidden when it also looks like a credential."""
+    parts = words(name)
+    return bool(parts) and parts[-1] in KEY_WORDS
 
 
 def named_by_policy(name: str, path: str, keys: Sequence[str]) -> bool:

@@ -6,7 +6,9 @@ a `.env` line, a YAML or JSON line, a connection string's `Pwd=`, a URL's
 (MySQL's glued form), `gh secret set NAME --body VALUE`, and code
 (`password => "…"`, `token := "…"`, `secret("…")`, `"…" == my_password`).
 Each name is judged by `keys.is_secret_name`, the same test a record's keys
-get, so a name is secret or not in one place.
+get, so a name is secret or not in one place; a name ending in `key` that
+is not secret by itself (`kaggle_key`) is when its value looks like a
+credential (`entropy.credential_like`).
 
 A value that only refers to a secret (`${DB_PASSWORD}`, `<token>`,
 `{{ secrets.X }}`, `os.environ["X"]`, `$TOKEN`) is left as it is: hiding it
@@ -18,16 +20,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.redaction.keys import is_secret_name
+from bot.redaction.entropy import credential_like
+from bot.redaction.keys import is_key_name, is_secret_name
 
 _VALUE = (
     r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|(?P<bare>[^\s"'`,;&<>)\]}]+))"""
 )
 ASSIGNED = re.compile(
-    r"(?<![\w.\-$])(?=(?P<name>[A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*"
+    r"(?<![\w.\-$:])(?=(?P<name>[A-Za-z_][\w.\-]{0,80})[\"']?\]?[ \t]*"
     r"(?:=>|:=|==|=|:|\(|[ \t](?=[\"']))[ \t]*" + _VALUE + ")"
 )
-"""`NAME=value`, `NAME: value`, `"NAME": "value"`, `NAME => "v"`, `NAME := "v"`, `NAME("v")`.
+"""`NAME=value`, `NAME: value`, `"NAME": "value"`, `NAME => "v"`, `NAME := "v"`, `NAME("v")`,
+`$config['NAME'] = "v"`.
 A lookahead, so that `x := secret("v")` is read at `x` and again at `secret`."""
 FLAG = re.compile(r"(?<!\S)--?(?P<name>[A-Za-z][\w\-]{1,60})(?:=|\s+)" + _VALUE)
 """`--password value`, `--token=value`, `-password value` (a flag whose name is secret)."""
@@ -43,6 +47,16 @@ SECRET_SET = re.compile(r"\bsecrets?\s+set\s+\S+\s+(?:--body|-b)(?:=|\s+)" + _VA
 """`gh secret set NAME --body VALUE` (and `-b`)."""
 COMPARED = re.compile(r"""["'](?P<dq>[^"'\n]{3,})["']\s*[!=]==?\s*(?P<name>[A-Za-z_][\w.]*)""")
 """`"value" == my_super_password`: a literal compared with a secret-named variable."""
+ENV_LINE = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w{0,80})=(?P<bare>[^\"'\n][^\n]*)$"
+)
+"""A `.env` line: its value is the rest of the line, spaces and all (`NAME=a b c`)."""
+NAME_THEN_VALUE = re.compile(
+    r"""\b(?:name|key|header)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{2,80})["']?[ \t]*,?[ \t]*"""
+    r"""\n?[ \t]*-?[ \t]*["']?value["']?[ \t]*[:=][ \t]*""" + _VALUE
+)
+"""A name/value pair written as text: a Kubernetes `env` entry in YAML (`- name: DB_PASSWORD`
+then `value: …`), the same in JSON, or a HAR header copied into a message."""
 
 _GLUED_P_TOOLS = ("mysql", "mariadb")
 _SPACED_P_TOOLS = ("docker login", "podman login", "sshpass", "registry login", "nerdctl login")
@@ -50,8 +64,10 @@ TRIGGERS = re.compile(r"pass|pwd|secret|token|key|auth|cred|pat|sig|cookie|beare
 """A text holding none of these names nothing secret: most texts are skipped at once."""
 
 _REFERENCE = re.compile(
-    r"""\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\$[A-Za-z_]\w*|\w+(?:\.\w+)*\s*[(\[].*"""
+    r"""\$\d+|\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\$[A-Za-z_]\w*|\w+(?:\.\w+)*\s*[(\[].*"""
 )
+_SCHEME = re.compile(r"(?:bearer|basic|token|digest|bot)\s+(?P<rest>.*)", re.IGNORECASE | re.DOTALL)
+_NAME_LIKE = re.compile(r"[a-z]+(?:[_.\-][a-z]+)*")
 _DOTTED = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NOTHING = frozenset(
@@ -83,6 +99,15 @@ def is_reference(value: str) -> bool:
         return True
     if _REFERENCE.fullmatch(text) is not None or "${" in text or "{{" in text:
         return True
+    if text.endswith("hidden)") and ("…" in text or "•••" in text):
+        return True  # a mask already: a shown copy scanned again finds nothing new
+    if text.startswith("$("):  # a command substitution, cut at its first blank
+        return True
+    scheme = _SCHEME.fullmatch(text)
+    if scheme is not None:  # `Bearer <token>`: the scheme, then a reference
+        return is_reference(scheme.group("rest"))
+    if _NAME_LIKE.fullmatch(text) is not None and is_secret_name(text):
+        return True  # `secretKey: password`: the name of a secret, not one
     return _DOTTED.fullmatch(text) is not None or _ENV_NAME.fullmatch(text) is not None
 
 
@@ -102,12 +127,16 @@ def find_named(text: str) -> Iterator[tuple[int, int]]:
     lowered = text.lower()
     if TRIGGERS.search(lowered) is None:
         return
-    for expression in (ASSIGNED, FLAG, COMPARED):
+    for expression in (ASSIGNED, ENV_LINE, FLAG, COMPARED, NAME_THEN_VALUE):
         for match in expression.finditer(text):
-            if is_secret_name(match.group("name")):
-                span = _value(match)
-                if span is not None:
-                    yield span
+            name = match.group("name")
+            span = _value(match)
+            if span is None:
+                continue
+            if is_secret_name(name) or (
+                is_key_name(name) and credential_like(text[span[0] : span[1]])
+            ):
+                yield span
     expressions = [USER_PASS]
     if "secret" in lowered:
         expressions.append(SECRET_SET)

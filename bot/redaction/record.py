@@ -22,7 +22,8 @@ from typing import Any
 from pydantic import PrivateAttr
 
 from bot.novo.models import Interaction
-from bot.redaction.keys import is_secret_name, named_by_policy
+from bot.redaction.entropy import credential_like
+from bot.redaction.keys import is_key_name, is_secret_name, named_by_policy
 from bot.redaction.masks import mask_value, reason
 from bot.redaction.named import is_reference
 from bot.redaction.rules import DEFAULT_RULES, RedactionRules
@@ -137,7 +138,7 @@ class _Walk:
             touched = touched or shown_key is not key
             where, plain_where = f"{path}.{shown_key}", f"{plain}.{name}"
             kind = self._key_kind(name, plain_where)
-            if kind is None and key in by_sibling:
+            if kind is None and (key in by_sibling or _keyed_credential(name, item)):
                 kind = "secret_key"
             if kind is not None and _worth_hiding(item):
                 self._found(where, [kind])
@@ -184,6 +185,11 @@ class _Walk:
         if is_secret_name(name):
             return "secret_key"
         return None
+
+
+def _keyed_credential(name: str, value: Any) -> bool:
+    """A credential-like value under a name ending in `key` (`kaggle_key`; not `sort_key`)."""
+    return isinstance(value, str) and is_key_name(name) and credential_like(value)
 
 
 def _worth_hiding(value: Any) -> bool:

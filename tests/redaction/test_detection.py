@@ -212,16 +212,6 @@ def test_a_scan_that_fails_shows_none_of_the_agents_text() -> None:
     assert hidden_count(shown) == 1
 
 
-def test_a_typical_interaction_costs_well_under_a_millisecond() -> None:
-    import time
-
-    record = _approval(input=approval_input())
-    began = time.perf_counter()
-    for _ in range(50):
-        redact_interaction(record)
-    assert (time.perf_counter() - began) / 50 < 0.005  # 0.2 ms measured; loose for a busy CI
-
-
 def _approval(**fields: Any) -> Interaction:
     return Interaction.from_wire(_wire("approval_request", **fields))
 
