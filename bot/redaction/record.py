@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import PrivateAttr
@@ -155,7 +156,7 @@ class _Walk:
         apart from a sibling that masks alike)."""
         if not isinstance(key, str):
             return key
-        shown, kinds = redact_text(key, self.rules.patterns)
+        shown, kinds = _scan_key(key, self.rules.patterns)
         if not kinds:
             return key
         self._found(path, kinds)
@@ -185,6 +186,12 @@ class _Walk:
         if is_secret_name(name):
             return "secret_key"
         return None
+
+
+@lru_cache(maxsize=8192)
+def _scan_key(key: str, patterns: tuple[re.Pattern[str], ...]) -> tuple[str, list[str]]:
+    """A key's scan, kept: the rows of a large input repeat the same few keys."""
+    return redact_text(key, patterns)
 
 
 def _keyed_credential(name: str, value: Any) -> bool:

@@ -11,6 +11,7 @@ say what it is. These functions read the neighbours; `record` hides.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from bot.redaction.formats import Hit
@@ -49,6 +50,7 @@ VALUE_KEYS = frozenset(
 """Keys whose value is the one a sibling names."""
 
 
+@lru_cache(maxsize=4096)
 def _fold(name: str) -> str:
     return name.replace("_", "").replace("-", "").lower()
 

@@ -18,6 +18,8 @@ from bot.redaction.masks import mask_text
 from bot.redaction.named import find_named
 
 NAMED = "secret_key"
+SHORTEST = 5
+"""No credential is shorter than `a=xyz` (a named value needs 3 characters)."""
 
 
 def known_kind(text: str) -> str | None:
@@ -36,6 +38,8 @@ def find(text: str, patterns: Sequence[re.Pattern[str]] = ()) -> list[Hit]:
     token that is also a JWT is one value, hidden once), named by the first
     that is not the fallback.
     """
+    if len(text) < SHORTEST and not patterns:
+        return []
     hits = list(find_formats(text))
     hits.extend(Hit(start, end, NAMED) for start, end in find_named(text))
     for pattern in patterns:

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.novo.models import Interaction
+from bot.redaction import hidden_count, redact_interaction
 
 CHARSETS = {
     "an": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
@@ -306,6 +307,8 @@ NAMED: tuple[tuple[str, str, str], ...] = (
     ("webhook_secret", "WEBHOOK_SIGNING_SECRET", "{hex:48}"),
 )
 
+NAMED_PLACEMENTS = frozenset({"value", "nested", "shell", "config", "env", "pair"})
+"""Where a named (hex or UUID-shaped) format's name goes with it."""
 PLACEMENTS = (
     "value",
     "nested",
@@ -663,3 +666,33 @@ def benign_plantings(name: str, value: str, index: int) -> dict[str, tuple[str, 
     placed = plantings(Planted(f"benign_{index}", name, value, (), True), index)
     placed["shell"] = ("input", {"command": f"./bin/run --input '{value}' --verbose"})
     return placed
+
+
+def shown_text(where: str, carried: Any) -> str:
+    """All a renderer gets of a record carrying `carried`: its shown copy's wire form."""
+    shown = redact_interaction(record(where, carried)).shown
+    return json.dumps(shown.to_wire(), ensure_ascii=False)
+
+
+def leaks_in(placement: str) -> list[str]:
+    """The formats that leak in one placement (named formats only where their name goes)."""
+    found = []
+    for index, planted in enumerate(corpus()):
+        if not planted.alone and placement not in NAMED_PLACEMENTS:
+            continue
+        where, carried = plantings(planted, index)[placement]
+        if leaked(planted, shown_text(where, carried)):
+            found.append(planted.format)
+    return found
+
+
+def over_masked() -> tuple[int, int, list[str]]:
+    """(benign plantings masked, plantings, which as `placement:name`), in all nine places."""
+    masked: list[str] = []
+    total = 0
+    for index, (name, value) in enumerate(BENIGN):
+        for placement, (where, carried) in benign_plantings(name, value, index).items():
+            total += 1
+            if hidden_count(redact_interaction(record(where, carried)).shown) > 0:
+                masked.append(f"{placement}:{name}")
+    return len(masked), total, masked

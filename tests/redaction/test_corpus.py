@@ -11,53 +11,18 @@ import json
 
 import pytest
 
-from bot.redaction import hidden_count, redact_interaction
 from tests.redaction.corpus import (
     ALONE,
-    BENIGN,
     NAMED,
     PLACEMENTS,
     Planted,
-    benign_plantings,
     corpus,
     leaked,
-    plantings,
-    record,
+    leaks_in,
+    over_masked,
 )
 
 MAX_OVER_MASKED = 0.05
-NAMED_PLACEMENTS = frozenset({"value", "nested", "shell", "config", "env", "pair"})
-"""Where a named (hex or UUID-shaped) format's name goes with it."""
-
-
-def _shown(where: str, carried: object) -> str:
-    return json.dumps(
-        redact_interaction(record(where, carried)).shown.to_wire(), ensure_ascii=False
-    )
-
-
-def leaks_in(placement: str) -> list[str]:
-    """The formats that leak in one placement (named formats only where their name goes)."""
-    found = []
-    for index, planted in enumerate(corpus()):
-        if not planted.alone and placement not in NAMED_PLACEMENTS:
-            continue
-        where, carried = plantings(planted, index)[placement]
-        if leaked(planted, _shown(where, carried)):
-            found.append(planted.format)
-    return found
-
-
-def over_masked() -> tuple[int, int, list[str]]:
-    """(benign plantings masked, plantings, which), across all nine placements."""
-    masked: list[str] = []
-    total = 0
-    for index, (name, value) in enumerate(BENIGN):
-        for placement, (where, carried) in benign_plantings(name, value, index).items():
-            total += 1
-            if hidden_count(redact_interaction(record(where, carried)).shown) > 0:
-                masked.append(f"{placement}:{name}")
-    return len(masked), total, masked
 
 
 def test_the_corpus_is_large_and_holds_each_shape_the_review_found() -> None:
