@@ -48,9 +48,10 @@ SECRET_SET = re.compile(r"\bsecrets?\s+set\s+\S+\s+(?:--body|-b)(?:=|\s+)" + _VA
 COMPARED = re.compile(r"""["'](?P<dq>[^"'\n]{3,})["']\s*[!=]==?\s*(?P<name>[A-Za-z_][\w.]*)""")
 """`"value" == my_super_password`: a literal compared with a secret-named variable."""
 ENV_LINE = re.compile(
-    r"(?m)^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w{0,80})=(?P<bare>[^\"'\n][^\n]*)$"
+    r"(?m)^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w{0,80})=(?P<bare>[^\"'\n$&|;<>][^\n$&|;<>]*)$"
 )
-"""A `.env` line: its value is the rest of the line, spaces and all (`NAME=a b c`)."""
+"""A `.env` line: its value is the rest of the line, spaces and all (`NAME=a b c`); not a
+shell line that goes on (`&&`, `|`, `;`, a redirection, a `$` expansion)."""
 NAME_THEN_VALUE = re.compile(
     r"""\b(?:name|key|header)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{2,80})["']?[ \t]*,?[ \t]*"""
     r"""\n?[ \t]*-?[ \t]*["']?value["']?[ \t]*[:=][ \t]*""" + _VALUE

@@ -108,3 +108,34 @@ def test_an_option_shown_by_its_id_shows_the_masked_id() -> None:
     assert option.id == token  # what goes back to Novo
     assert option.label == "ghp_… (GitHub token hidden)"
     assert interaction.request.actions[0].label == "ghp_… (GitHub token hidden)"
+
+
+def test_references_to_secrets_stay_readable_even_under_secret_names() -> None:
+    carried = {
+        "DB_PASSWORD": "${aws_db_instance.default.password}",
+        "Authorization": "Bearer <token>",
+        "token": "{{ secrets.DEPLOY_TOKEN }}",
+        "command": "export GITHUB_TOKEN=$GH_TOKEN && DB_PASSWORD=$(cat /run/secrets/db) ./run",
+    }
+    assert _shown(carried) == carried
+
+
+def test_a_glued_name_that_says_what_it_is_about_stays_readable() -> None:
+    carried = {"secretref": "db-credentials", "tokenurl": "https://auth.example.com/token"}
+    assert _shown(carried) == carried
+    assert _shown({"dbpassword": "hunter2-x"}) == {"dbpassword": f"{DOTS} (hidden)"}
+
+
+def test_ids_of_records_and_resources_stay_readable() -> None:
+    for text in (
+        "msg_01XFDUDYJgAACzvnptvVoYEL",
+        "chatcmpl-8fK2mQ9xLp3R7tZ1vB6nW4yH",
+        "subnet-0bb1c79de3EXAMPLE",
+        "toolu_01A09q90qw90lq917835lq9",
+    ):
+        assert redact_text(f"see {text}") == (f"see {text}", [])
+
+
+def test_a_known_prefix_inside_another_token_is_no_match() -> None:
+    assert redact_text("id XAKIAZ7QW3PQ7ZWX04LMN") == ("id XAKIAZ7QW3PQ7ZWX04LMN", [])
+    assert redact_text("id AKIAZ7QW3PQ7ZWX04LMN")[1] == ["aws_access_key"]
