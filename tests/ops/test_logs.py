@@ -148,3 +148,25 @@ def test_text_lines_show_an_id_given_only_as_extra_and_chatty_libraries_stay_qui
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].endswith("bot.example: delivered [int_abc123]")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_credential_quoted_in_a_log_line_is_masked(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "glpat-" + "Xy7Kp2Qw9Lm4Zn8Rt5Vb"
+    root = logging.getLogger()
+    kept = (root.handlers[:], root.level, {n: logging.getLogger(n).level for n in CHATTY_LOGGERS})
+    configure_logging("INFO", fmt)
+    try:
+        logging.getLogger("bot.example").warning(
+            "novo refused %s", f"option {token} for postgresql://app:Hunter2-pw@db/prod"
+        )
+    finally:  # give pytest its own handlers back
+        root.handlers[:] = kept[0]
+        root.setLevel(kept[1])
+        for name, level in kept[2].items():
+            logging.getLogger(name).setLevel(level)
+    err = capsys.readouterr().err
+    assert "novo refused option glpa… (GitLab token hidden)" in err
+    assert token[4:] not in err and "Hunter2-pw" not in err and "@db/prod" in err
