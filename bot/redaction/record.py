@@ -135,7 +135,7 @@ class _Walk:
             if keep_ids and name in ANSWER_IDS:
                 out[key] = item
                 continue
-            shown_key = self._key(key, f"{path}.{{key}}", out)
+            shown_key = self._key(key, f"{path}.(a key)", out)
             touched = touched or shown_key is not key
             where, plain_where = f"{path}.{shown_key}", f"{plain}.{name}"
             kind = self._key_kind(name, plain_where)
@@ -153,7 +153,8 @@ class _Walk:
 
     def _key(self, key: Any, path: str, out: dict[Any, Any]) -> Any:
         """A key as it may be shown: a token used as a key is masked like any text (and told
-        apart from a sibling that masks alike)."""
+        apart from a sibling that masks alike). Its finding's path names no key: the key is
+        the value."""
         if not isinstance(key, str):
             return key
         shown, kinds = _scan_key(key, self.rules.patterns)
