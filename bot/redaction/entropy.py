@@ -40,8 +40,6 @@ _ID_PREFIX = re.compile(
 _PUBLIC_KEY = re.compile(r"AAAA[BCE][0-9]N[zj]a")
 """An SSH public key's blob (`ssh-ed25519 AAAAC3NzaC1…`): public, and meant to be shared."""
 _LOWER, _UPPER, _DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
-_MIXED_CASE = re.compile(r"[a-z][^A-Z]*[A-Z]|[A-Z][^a-z]*[a-z]")
-"""Base64 of anything mixes cases; a token in one case (a hex SHA, a host) is not decoded."""
 _SRI = re.compile(r"sha(?:1|256|384|512)-")
 _USER_PASS = re.compile(r"[^\s:]{1,64}:[^\s]{3,}")
 KIND = "high_entropy"
@@ -116,8 +114,10 @@ def find_unknown(text: str, known: Named) -> Iterator[tuple[int, int, str]]:
         token = match.group(0).strip(".-/")
         if len(token) < 20 or _HEX.fullmatch(token) is not None:
             continue
+        # base64 of anything mixes cases; a token in one case (a hex SHA, a host) is not decoded
         start = match.start() + match.group(0).find(token)
-        plain = decoded(token) if _MIXED_CASE.search(token) else None
+        mixed_case = _LOWER.search(token) is not None and _UPPER.search(token) is not None
+        plain = decoded(token) if mixed_case else None
         if plain is not None:
             kind = known(plain)
             if kind is not None:
