@@ -112,12 +112,12 @@ def is_reference(value: str) -> bool:
     return _DOTTED.fullmatch(text) is not None or _ENV_NAME.fullmatch(text) is not None
 
 
-def _value(match: re.Match[str]) -> tuple[int, int] | None:
+def _value(match: re.Match[str], shortest: int = 3) -> tuple[int, int] | None:
     for group in ("dq", "sq", "bq", "bare"):
         if group in match.re.groupindex and match.group(group) is not None:
             start, end = match.span(group)
             value = match.group(group)
-            if len(value.strip()) < 3 or is_reference(value):
+            if len(value.strip()) < shortest or is_reference(value):
                 return None
             return start, end
     return None
@@ -147,6 +147,7 @@ def find_named(text: str) -> Iterator[tuple[int, int]]:
         expressions.append(SPACED_P)
     for expression in expressions:
         for match in expression.finditer(text):
-            span = _value(match)
+            # after MySQL's `-p` anything is the password, however short (`-ppw`)
+            span = _value(match, 2 if expression is GLUED_P else 3)
             if span is not None:
                 yield span

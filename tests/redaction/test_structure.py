@@ -139,3 +139,14 @@ def test_ids_of_records_and_resources_stay_readable() -> None:
 def test_a_known_prefix_inside_another_token_is_no_match() -> None:
     assert redact_text("id XAKIAZ7QW3PQ7ZWX04LMN") == ("id XAKIAZ7QW3PQ7ZWX04LMN", [])
     assert redact_text("id AKIAZ7QW3PQ7ZWX04LMN")[1] == ["aws_access_key"]
+
+
+def test_command_lines_hide_what_their_flags_name() -> None:
+    for line, shown in (
+        ("mysql -u root -ppw app", "mysql -u root -p••• (hidden) app"),
+        ("curl -u admin:Hunter2x https://x", "curl -u admin:••• (hidden) https://x"),
+        ("gh secret set API --body s3cr3t-v", "gh secret set API --body ••• (hidden)"),
+        ("ssh deploy@10.0.4.12 -p 2222", "ssh deploy@10.0.4.12 -p 2222"),
+        ("find . -prune -o -print", "find . -prune -o -print"),
+    ):
+        assert redact_text(line)[0] == shown
