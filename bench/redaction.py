@@ -1,7 +1,10 @@
 """`python -m bench.redaction`: what hiding secrets costs, per interaction and per poll.
 
-Three figures:
+Four figures:
 
+- *the corpus*: how many of `tests/redaction/corpus.py`'s credential
+  plantings leak, per placement, how many harmless plantings are masked
+  for nothing, and the scan's cost per planted record;
 - *per interaction*: `redact_interaction` on every demo template (the shapes
   a demo shows: rich tool inputs, previews, every kind of question), on one
   holding a credential of each kind, and the cached look-up every later read
@@ -39,6 +42,7 @@ from bot.slack.render.input_viewer import input_viewer_page_count, render_input_
 from bot.slack.render.message import render_message
 from novo_dev.sim.demo_data import TEMPLATES, create_group
 from novo_dev.sim.state import SimState
+from tests.redaction import corpus
 
 LARGE_INPUT_BYTES = 200_000
 DEFAULT_REPEAT = 200
@@ -171,6 +175,32 @@ def large_input(repeat: int) -> list[tuple[str, float]]:
     ]
 
 
+@dataclass(frozen=True)
+class CorpusFigures:
+    """Leaks per placement as (leaked, planted), harmless plantings masked, cost per record."""
+
+    leaks: dict[str, tuple[int, int]]
+    over_masked: tuple[int, int]
+    median_ms: float
+    slowest_ms: float
+
+
+def corpus_figures(repeat: int) -> CorpusFigures:
+    leaks: dict[str, tuple[int, int]] = {}
+    planted = corpus.corpus()
+    records: list[Interaction] = []
+    for placement in corpus.PLACEMENTS:
+        eligible = [
+            (i, p) for i, p in enumerate(planted) if p.alone or placement in corpus.NAMED_PLACEMENTS
+        ]
+        leaks[placement] = (len(corpus.leaks_in(placement)), len(eligible))
+        records += [corpus.record(*corpus.plantings(p, i)[placement]) for i, p in eligible]
+    masked, total, _ = corpus.over_masked()
+    sample = records[:: max(1, len(records) // 200)]
+    times = [_median_ms(lambda r=r: redact_interaction(r), repeat) for r in sample]  # type: ignore[misc]
+    return CorpusFigures(leaks, (masked, total), statistics.median(times), max(times))
+
+
 @dataclass
 class ShownCalls:
     """How often the poll benchmark's bridge asked for a shown copy, and the time it took."""
@@ -210,6 +240,20 @@ async def polls(
         finally:
             LivePolicy.shown = original  # type: ignore[method-assign]
     return on, off, counted
+
+
+def corpus_report(figures: CorpusFigures) -> list[str]:
+    leaked = sum(n for n, _ in figures.leaks.values())
+    planted = sum(t for _, t in figures.leaks.values())
+    masked, total = figures.over_masked
+    lines = [f"the corpus: {leaked} of {planted} credential plantings leaked"]
+    lines += [f"  {place:<52}{n:>5} of {t}" for place, (n, t) in figures.leaks.items()]
+    lines += [
+        f"  {'harmless plantings masked':<52}{masked:>5} of {total} ({masked / total:.1%})",
+        f"  {'scan of one planted record, median':<52}{figures.median_ms:>9.3f} ms",
+        f"  {'scan of one planted record, slowest':<52}{figures.slowest_ms:>9.3f} ms",
+    ]
+    return lines
 
 
 def report(
@@ -260,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         help="approvals for the poll figures (0: skip)",
     )
     args = parser.parse_args(argv)
+    print("the corpus", file=sys.stderr, flush=True)
+    print("\n".join(corpus_report(corpus_figures(max(1, args.repeat // 10)))) + "\n")
     print("timing the scans", file=sys.stderr, flush=True)
     interaction = per_interaction(args.repeat)
     large = large_input(max(1, args.repeat // 10))

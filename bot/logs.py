@@ -10,6 +10,11 @@ extra dependency is worth it.
 Libraries that narrate every job run and every request (APScheduler, httpx)
 stay below INFO, so an idle bridge logs nothing; `NOVO_SLACK_LOG_LEVEL=DEBUG`
 (or `-v`) shows them.
+
+Every line is passed through the redactor before it is written: a message,
+an exception or an `extra` can quote what an agent or Novo wrote (a refused
+answer, a URL with its password), and a log is kept and shipped as long as
+Slack's history.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
+
+from bot.redaction import redact_text
 
 # An interaction id as Novo issues them, e.g. int_0000013d27c6e02a1385.
 INTERACTION_ID = re.compile(r"\bint_[A-Za-z0-9]+")
@@ -78,16 +85,16 @@ class JsonFormatter(logging.Formatter):
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": masked(record.getMessage()),
             "interaction_id": getattr(record, "interaction_id", None),
         }
         for key, value in vars(record).items():
             if key not in _RECORD_FIELDS and key not in line:
-                line[key] = value
+                line[key] = masked(value) if isinstance(value, str) else value
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = masked(self.formatException(record.exc_info))
         elif record.exc_text:
-            line["exception"] = record.exc_text
+            line["exception"] = masked(record.exc_text)
         return json.dumps(line, default=str, ensure_ascii=False)
 
 
@@ -103,7 +110,12 @@ class TextFormatter(logging.Formatter):
         if interaction_id and interaction_id not in record.getMessage():
             first, newline, rest = text.partition("\n")
             text = f"{first} [{interaction_id}]{newline}{rest}"
-        return text
+        return masked(text)
+
+
+def masked(line: str) -> str:
+    """A formatted log line with every credential in it masked, as in Slack."""
+    return redact_text(line)[0]
 
 
 STATEMENT_LOGGERS = ("aiosqlite", "sqlalchemy.engine")

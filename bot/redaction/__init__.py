@@ -22,6 +22,7 @@ from bot.redaction.record import (
     redact_interaction,
 )
 from bot.redaction.rules import DEFAULT_RULES, RedactionRules, Reveal
+from bot.redaction.text import redact_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -32,4 +33,5 @@ __all__ = [
     "ShownInteraction",
     "hidden_count",
     "redact_interaction",
+    "redact_text",
 ]

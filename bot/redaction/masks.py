@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.redaction.vendors import VENDORS
+
 DOTS = "•••"
 KEEP = 4
 KEEP_FROM = 16
@@ -36,6 +38,8 @@ LABELS = {
     "stripe_key": "Stripe key",
     "telegram_token": "Telegram token",
     "twilio_key": "Twilio key",
+    **{vendor.kind: vendor.label for vendor in VENDORS},
+    "high_entropy": "credential-like value",
     "private_key": "private key",
     "auth_header": "credential",
     "url_password": "password in URL",
@@ -45,7 +49,9 @@ LABELS = {
 }
 """Every kind of hidden value, as `policy explain` and the masks name it; the metric's
 `kind` label is the key."""
-_UNPREFIXED = frozenset({"private_key", "secret_key", "policy_key", "policy_pattern"})
+_UNPREFIXED = frozenset(
+    {"private_key", "secret_key", "policy_key", "policy_pattern", "high_entropy", "age_key"}
+)
 
 
 def reason(kind: str) -> str:

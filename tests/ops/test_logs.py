@@ -8,6 +8,8 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -129,22 +131,43 @@ async def _polls(servers: Servers) -> int:
     return len(await servers.control.log(prefix=""))
 
 
-def test_text_lines_show_an_id_given_only_as_extra_and_chatty_libraries_stay_quiet(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+@contextmanager
+def _configured(fmt: str) -> Iterator[None]:
+    """The bridge's logging set up at INFO in `fmt`, and pytest's own handlers given back."""
     root = logging.getLogger()
     kept = (root.handlers[:], root.level, {n: logging.getLogger(n).level for n in CHATTY_LOGGERS})
-    configure_logging("INFO", "text")
+    configure_logging("INFO", fmt)
     try:
-        logging.getLogger("bot.example").info("delivered", extra={"interaction_id": "int_abc123"})
-        logging.getLogger("httpx").info("HTTP Request: GET http://novo/v1/interactions")
-        logging.getLogger("apscheduler.executors.default").info('Running job "poll"')
-        logging.getLogger("bot.example").debug("too fine for INFO")
-    finally:  # give pytest its own handlers back
+        yield
+    finally:
         root.handlers[:] = kept[0]
         root.setLevel(kept[1])
         for name, level in kept[2].items():
             logging.getLogger(name).setLevel(level)
+
+
+def test_text_lines_show_an_id_given_only_as_extra_and_chatty_libraries_stay_quiet(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with _configured("text"):
+        logging.getLogger("bot.example").info("delivered", extra={"interaction_id": "int_abc123"})
+        logging.getLogger("httpx").info("HTTP Request: GET http://novo/v1/interactions")
+        logging.getLogger("apscheduler.executors.default").info('Running job "poll"')
+        logging.getLogger("bot.example").debug("too fine for INFO")
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].endswith("bot.example: delivered [int_abc123]")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_credential_quoted_in_a_log_line_is_masked(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "glpat-" + "Xy7Kp2Qw9Lm4Zn8Rt5Vb"
+    with _configured(fmt):
+        logging.getLogger("bot.example").warning(
+            "novo refused %s", f"option {token} for postgresql://app:Hunter2-pw@db/prod"
+        )
+    err = capsys.readouterr().err
+    assert "novo refused option glpa… (GitLab token hidden)" in err
+    assert token[4:] not in err and "Hunter2-pw" not in err and "@db/prod" in err

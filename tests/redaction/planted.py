@@ -23,6 +23,7 @@ BODY = "Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu0aXyZw8Qe"
 """Random-looking characters, holding no word a mask's label uses."""
 PEM_BEGIN, PEM_END = "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"
 PEM_BODY = "MIIEpAIBAAKCAQEApq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu0aXYZ"
+SPLIT_PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Rt5Wq"
 
 SECRETS: dict[str, str] = {
     "aws_access_key": "AKIAZ7QW3PQ7ZWX04LMN",
@@ -39,6 +40,10 @@ SECRETS: dict[str, str] = {
     "bearer": "Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3",
     "url_password": "Pq7Zw-X0r9!Vt2Lm",
     "secret_key": "pq7zw-x0r9-vt2lm-ns4bc",
+    "shopify_token": "shpat_" + "7c0ffee5" * 3 + "d15ea5e5",
+    "pair_value": "Wq4TnR8vXy2Lp6Zm3Kb9Hd5F",
+    "key_token": "ghp_" + BODY[5:41],
+    "split_pem": SPLIT_PEM_BODY,
 }
 """kind → the value; what a shown text must never hold is each one past its 4th char."""
 
@@ -62,9 +67,10 @@ def in_text() -> dict[str, str]:
         **{
             k: v
             for k, v in SECRETS.items()
-            if k not in {"private_key", "bearer", "url_password", "secret_key"}
+            if k not in {"private_key", "bearer", "url_password", "secret_key", "split_pem"}
         },
         "private_key": f"{PEM_BEGIN}\n{PEM_BODY}\n{PEM_END}",
+        "split_pem": f"{PEM_BEGIN}\n{SPLIT_PEM_BODY}\n{PEM_END}",
         "bearer": f"Authorization: Bearer {SECRETS['bearer']}",
         "url_password": f"postgresql://app:{SECRETS['url_password']}@{ORDINARY['host']}:5432/prod",
         "secret_key": f"export DB_PASSWORD={SECRETS['secret_key']}",
@@ -85,6 +91,13 @@ def approval_input() -> dict[str, Any]:
         "session": texts["jwt"],
         "app": texts["slack_app_token"],
         "deploy_key": texts["private_key"],
+        "env": [
+            {"name": "LOG_LEVEL", "value": "info"},
+            {"name": "DB_PASSWORD", "value": SECRETS["pair_value"]},
+        ],
+        "owners": {SECRETS["key_token"]: "ci-bot"},
+        "tls": [PEM_BEGIN, SPLIT_PEM_BODY, PEM_END],
+        "store": SECRETS["shopify_token"],
         **ORDINARY,
     }
 
@@ -95,7 +108,7 @@ def approval_preview() -> dict[str, Any]:
         "title": f"Migrate {ORDINARY['host']}",
         "db_url": texts["url_password"],
         "token": SECRETS["github_token"],
-        "summary": " · ".join(texts[k] for k in SECRETS if k not in {"private_key"}),
+        "summary": " · ".join(texts[k] for k in SECRETS if k not in {"private_key", "split_pem"}),
         "commit": ORDINARY["commit"],
     }
 
@@ -113,7 +126,8 @@ def question_request() -> dict[str, Any]:
                 "options": [
                     {"id": f"opt_{i}", "label": f"use {SECRETS[kind]}"}
                     for i, kind in enumerate(SECRETS)
-                    if kind not in {"private_key", "bearer", "url_password", "secret_key"}
+                    if kind
+                    not in {"private_key", "bearer", "url_password", "secret_key", "split_pem"}
                 ]
                 + [{"id": "opt_url", "label": texts["url_password"]}],
             }

@@ -76,6 +76,14 @@ def test_the_words_people_read() -> None:
     assert len(fact_text(BadAnswer("x" * 900, by_novo=True))) < 600
 
 
+def test_a_refusal_that_quotes_a_credential_shows_it_masked() -> None:
+    token = "ghp_" + "Pq7ZwX0r9Vt2Lm8Ns4Bc6Dk1Fj3Hg5Yu0aXy"
+    text = fact_text(BadAnswer(f"'{token}' is not an option of this question", by_novo=True))
+    assert text == (
+        "Novo refused that answer: 'ghp_… (GitHub token hidden)' is not an option of this question"
+    )
+
+
 def test_an_ending_reads_the_same_in_a_note_and_a_form() -> None:
     denied = Interaction.model_validate(finalized_fields("resolved", "deny", "too risky"))
     ended = Ended(denied, None)

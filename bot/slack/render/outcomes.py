@@ -29,6 +29,7 @@ from bot.outcomes import (
     RefusalKind,
     Tally,
 )
+from bot.redaction import redact_text
 from bot.slack.render.allowance import (
     NOT_GRANTED_TEXT,
     NOT_OFFERED_TEXT,
@@ -124,7 +125,8 @@ def fact_text(fact: Fact) -> str:
             return f"{who} already decided this one; their decision is being delivered."
         case BadAnswer(message=message, by_novo=by_novo):
             lead = "Novo refused that answer" if by_novo else "That answer can't be sent"
-            return f"{lead}: {escape_mrkdwn(truncate(message, DETAIL_CHARS))}"
+            shown, _ = redact_text(message)  # Novo's message may quote the answer
+            return f"{lead}: {escape_mrkdwn(truncate(shown, DETAIL_CHARS))}"
         case Tally(standing=standing, quorum=quorum, counted=counted):
             return _tally_text(standing, quorum, counted)
         case Granted(allowance=allowance):
