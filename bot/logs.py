@@ -105,12 +105,20 @@ class TextFormatter(logging.Formatter):
         super().__init__(TEXT_FORMAT)
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
+        # the message and the traceback are masked, not the line's prefix: a logger named
+        # `bot.slack.credentials` would read as a credential named for the first word
+        shown = logging.makeLogRecord(vars(record))
+        shown.msg, shown.args = masked(record.getMessage()), None
+        if record.exc_info:
+            shown.exc_text, shown.exc_info = masked(self.formatException(record.exc_info)), None
+        elif record.exc_text:
+            shown.exc_text = masked(record.exc_text)
+        text = super().format(shown)
         interaction_id = getattr(record, "interaction_id", None)
         if interaction_id and interaction_id not in record.getMessage():
             first, newline, rest = text.partition("\n")
             text = f"{first} [{interaction_id}]{newline}{rest}"
-        return masked(text)
+        return text
 
 
 def masked(line: str) -> str:

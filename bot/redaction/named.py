@@ -27,11 +27,12 @@ _VALUE = (
     r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|(?P<bare>[^\s"'`,;&<>)\]}]+))"""
 )
 ASSIGNED = re.compile(
-    r"(?<![\w.\-$:])(?=(?P<name>[A-Za-z_][\w.\-]{0,80})[\"']?\]?[ \t]*"
-    r"(?:=>|:=|==|=|:|\(|[ \t](?=[\"']))[ \t]*" + _VALUE + ")"
+    r"(?<![\w.\-$:])(?=(?P<name>[A-Za-z_][\w.\-]{0,80})"
+    r"(?:[\"']?\]?[ \t]*(?:=>|:=|==|=|:|[ \t](?=[\"']))|\((?=[\"'`]))[ \t]*" + _VALUE + ")"
 )
 """`NAME=value`, `NAME: value`, `"NAME": "value"`, `NAME => "v"`, `NAME := "v"`, `NAME("v")`,
-`$config['NAME'] = "v"`.
+`$config['NAME'] = "v"`. A call takes a quoted argument right after its name: prose such as
+`auth.test (Cannot connect)` is no call.
 A lookahead, so that `x := secret("v")` is read at `x` and again at `secret`."""
 FLAG = re.compile(r"(?<!\S)--?(?P<name>[A-Za-z][\w\-]{1,60})(?:=|\s+)" + _VALUE)
 """`--password value`, `--token=value`, `-password value` (a flag whose name is secret)."""

@@ -171,3 +171,22 @@ def test_a_credential_quoted_in_a_log_line_is_masked(
     err = capsys.readouterr().err
     assert "novo refused option glpa… (GitLab token hidden)" in err
     assert token[4:] not in err and "Hunter2-pw" not in err and "@db/prod" in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_ordinary_words_after_a_logger_named_for_credentials_stay_readable(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line's prefix names the logger (`bot.slack.credentials: …`): masking reads the
+    message alone, so its first word is not taken for a credential's value, and prose in
+    parentheses is no call with a secret argument."""
+    token = "glpat-" + "Xy7Kp2Qw9Lm4Zn8Rt5Vb"
+    with _configured(fmt):
+        logging.getLogger("bot.slack.credentials").warning(
+            "Slack did not answer auth.test (Cannot connect to host); token %s", token
+        )
+    err = capsys.readouterr().err
+    assert "Slack did not answer auth.test (Cannot connect to host)" in err
+    assert token[4:] not in err
+    if fmt == "text":
+        assert "bot.slack.credentials: Slack did not answer" in err
