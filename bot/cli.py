@@ -10,6 +10,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bot import __version__
 from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
@@ -29,11 +30,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"novo-slack {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = _Commands(parser.add_subparsers(dest="command", required=True))
 
     commands.add_parser("run", help="run the bridge (settings from the environment or .env)")
-    commands.add_parser(
+    check = commands.add_parser(
         "check", help="check the settings, Slack, Novo and the store before going live"
+    )
+    check.add_argument(
+        "--manifest",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="the Slack app manifest to compare with the settings (default: ./manifest.yml)",
     )
 
     db = commands.add_parser("db", help="the store's schema in NOVO_SLACK_DB")
@@ -85,10 +93,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+class _Commands:
+    """The subcommands, each of which also takes `-v` after its name (`novo-slack check -v`),
+    as people type it; before the name it works as well."""
+
+    def __init__(self, actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self._actions = actions
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        command = self._actions.add_parser(name, **kwargs)
+        # SUPPRESS: absent after the name, the value given before it (or False) stands
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="debug logging"
+        )
+        return command
+
+
+def _policy_parser(commands: _Commands) -> None:
     """`policy check FILE` and `policy explain (--id | --file) [--policy FILE]`."""
     policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
-    actions = policy.add_subparsers(dest="policy_command", required=True)
+    actions = _Commands(policy.add_subparsers(dest="policy_command", required=True))
     check = actions.add_parser(
         "check", help="validate a policy file (no settings, no network needed)"
     )
@@ -225,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             from bot.check import run_check
 
-            return asyncio.run(run_check())
+            return asyncio.run(run_check(manifest=args.manifest))
         if args.command == "db":
             return asyncio.run(_db(args.action))
         if args.command == "policy":
