@@ -38,6 +38,9 @@ from bot.secretfiles import SecretFileError, SecretFileSource
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
 
+REQUIRED_UNLESS = "required_unless"
+"""A field's extra: required unless the setting it names is set (`_settings_agree` says so)."""
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 LogFormat = Literal["text", "json"]
 
@@ -95,6 +98,7 @@ class Settings(LogSettings):
             "required in HTTP mode (the default): verifies that requests come from Slack;"
             " Socket Mode never reads it"
         ),
+        json_schema_extra={REQUIRED_UNLESS: "SLACK_APP_TOKEN"},
     )
     slack_app_token: SecretStr | None = Field(
         default=None,
