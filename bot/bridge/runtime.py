@@ -36,6 +36,7 @@ from bot.clock import Clock, utc_now
 from bot.config import Settings, SettingsError
 from bot.novo.client import NovoClient
 from bot.novo.probe import probe_novo
+from bot.outages import Outage
 from bot.policy.live import LivePolicy
 from bot.slack.call_metrics import install_slack_counter
 from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
@@ -123,7 +124,8 @@ class Bridge:
         if settings.slack_app_token is not None:
             app_token = settings.slack_app_token.get_secret_value()
             wss_url = await check_app_token(web_client, app_token)
-        novo_down = await _probe_novo(settings)
+        novo_outage = Outage("novo", log)
+        await _probe_novo(settings, novo_outage)
         self._novo = novo = NovoClient(
             settings.novo_api_url,
             settings.novo_api_key.get_secret_value(),
@@ -179,7 +181,7 @@ class Bridge:
             services,
             settings.poll_seconds,
             audit_days=settings.audit_days,
-            novo_down=novo_down,
+            novo=novo_outage,
             policy=self.policy,
         )
         self._scheduler = AsyncIOScheduler(timezone="UTC")
@@ -290,9 +292,9 @@ class Bridge:
         await self.stop()
 
 
-async def _probe_novo(settings: Settings) -> bool:
+async def _probe_novo(settings: Settings, outage: Outage) -> None:
     """Stop on a key Novo refuses or a URL that is not its API (exit 2, one line); a Novo
-    that is down is no mistake: say so once and start. True when it did not answer."""
+    that is down is no mistake: the outage starts (said once) and the bridge starts."""
     answer = await probe_novo(
         settings.novo_api_url,
         settings.novo_api_key.get_secret_value(),
@@ -301,9 +303,7 @@ async def _probe_novo(settings: Settings) -> bool:
     if answer.state in ("key_refused", "not_the_api"):
         raise SettingsError(answer.line)
     if answer.state == "down":
-        log.warning("%s; retrying", answer.line)
-        return True
-    return False
+        outage.failed("%s; retrying", answer.line)
 
 
 async def _open_store(settings: Settings) -> Store:
