@@ -17,7 +17,6 @@ import kubernetes_validate
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot import __version__
 from bot.config import Settings
 from bot.policy.file import load_policy
 from tests.ship.manifests import KUBERNETES, documents, image_port, image_user, setting_names
@@ -119,12 +118,6 @@ def test_the_policy_in_the_configmap_is_one_the_bridge_accepts(tmp_path: Path) -
     written = tmp_path / key
     written.write_text(policy[key], encoding="utf-8")
     assert load_policy(written).rules
-
-
-def test_the_image_is_the_version_these_files_are_written_for() -> None:
-    pod = _one("Deployment")["spec"]["template"]["spec"]
-    images = {c["image"] for c in pod["initContainers"] + pod["containers"]}
-    assert images == {f"novo-slack:{__version__}"}
 
 
 def test_metrics_are_scraped_on_their_own_port_which_only_prometheus_reaches() -> None:
