@@ -104,7 +104,8 @@ async def checklist(manifest_path: Path = MANIFEST) -> AsyncIterator[Item]:
         yield failed(
             "settings",
             str(exc),
-            "set them in the environment or a .env file (see docs/operating.md)",
+            "set them in the environment or a .env file (`novo-slack settings` prints every"
+            " one with its meaning and default)",
             setting=True,
         )
         for name in ("policy", *CHECK_NAMES):

@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = _Commands(parser.add_subparsers(dest="command", required=True))
 
     commands.add_parser("run", help="run the bridge (settings from the environment or .env)")
+    commands.add_parser(
+        "settings", help="print every setting with its meaning and default (a .env to fill in)"
+    )
     check = commands.add_parser(
         "check", help="check the settings, Slack, Novo and the store before going live"
     )
@@ -250,6 +253,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.check import run_check
 
             return asyncio.run(run_check(manifest=args.manifest))
+        if args.command == "settings":
+            from bot.envfile import render_env_example
+
+            print(render_env_example(), end="")
+            return 0
         if args.command == "db":
             return asyncio.run(_db(args.action))
         if args.command == "policy":

@@ -129,6 +129,7 @@ async def test_bad_settings_are_named_and_nothing_else_runs(
     settings = items["settings"]
     assert settings.mark == FAILED
     assert "NOVO_API_KEY is required but not set" in settings.detail
+    assert "`novo-slack settings`" in settings.fix  # the installed command, not a doc
     assert "NOVO_SLACK_LOG_FORMAT" in settings.detail
     assert {i.mark for n, i in items.items() if n != "settings"} == {SKIPPED}
 
