@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
 import sqlite3
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -19,6 +17,7 @@ from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
 from tests.ops.conftest import CHANNEL, Servers
+from tests.support import novo_slack
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -46,20 +45,9 @@ async def _check(
 async def test_the_command_passes_against_a_working_setup(servers: Servers) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
     env.update(servers.env(SLACK_APP_TOKEN=servers.slack.app_token), PYTHONPATH=str(REPO))
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "check",
-        cwd=servers.tmp,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    async with asyncio.timeout(30):
-        out, err = await process.communicate()
-    lines = out.decode().splitlines()
-    assert process.returncode == 0, out.decode() + err.decode()
+    ran = await novo_slack("check", env=env, cwd=servers.tmp, timeout=30)
+    lines = ran.out.splitlines()
+    assert ran.code == 0, ran.out + ran.err
     assert [line[0] for line in lines] == [OK] * 10, lines
     assert [line.split(":", 1)[0][2:] for line in lines] == [
         "settings",
@@ -237,23 +225,11 @@ async def test_verbose_may_follow_the_command(servers: Servers) -> None:
     """`novo-slack check -v`, as the docs say it: the checklist, with debug logging."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
     env.update(servers.env(NOVO_API_URL=_nobody_listens()), PYTHONPATH=str(REPO))
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "check",
-        "-v",
-        cwd=servers.tmp,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    async with asyncio.timeout(60):
-        out, err = await process.communicate()
-    assert "unrecognized arguments" not in err.decode()
-    assert process.returncode == 1, out.decode() + err.decode()  # Novo does not answer
-    assert f"{FAILED} Novo: " in out.decode()
-    assert "DEBUG" in err.decode()
+    ran = await novo_slack("check", "-v", env=env, cwd=servers.tmp)
+    assert "unrecognized arguments" not in ran.err
+    assert ran.code == 1, ran.out + ran.err  # Novo does not answer
+    assert f"{FAILED} Novo: " in ran.out
+    assert "DEBUG" in ran.err
 
 
 def test_the_checked_scopes_are_the_manifests() -> None:

@@ -8,11 +8,9 @@ database and never the password.
 
 from __future__ import annotations
 
-import asyncio
-import sys
-
 from bot.check import OK
 from tests.lifecycle.conftest import World
+from tests.support import novo_slack
 
 PASSWORD = "hunter2-in-the-query"
 
@@ -21,21 +19,10 @@ async def test_check_passes_a_fresh_database_and_shows_no_password(
     world: World, database_url: str
 ) -> None:
     env = dict(world.env, NOVO_SLACK_DB=f"{database_url}?password={PASSWORD}")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "check",
-        cwd=world.cwd,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    async with asyncio.timeout(60):
-        out, err = await process.communicate()
-    shown = out.decode() + err.decode()
-    assert process.returncode == 0, shown
-    store = next(line for line in out.decode().splitlines() if line.startswith(f"{OK} store: "))
+    ran = await novo_slack("check", env=env, cwd=world.cwd)
+    shown = ran.out + ran.err
+    assert ran.code == 0, shown
+    store = next(line for line in ran.out.splitlines() if line.startswith(f"{OK} store: "))
     assert "never migrated; `run` migrates it to" in store
     assert "password=***" in store
     assert PASSWORD not in shown
