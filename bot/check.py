@@ -52,6 +52,8 @@ OK, FAILED, SKIPPED = "✓", "✗", "–"
 CHECK_NAMES = ("bot token", "scopes", "events", "mode", "app token", "channel", "Novo", "store")
 MANIFEST = Path("manifest.yml")
 """The app manifest the app was created from, when it lies where the check runs."""
+EXAMPLE_HOST = "novo-slack.example.com"
+"""The host the repository's manifest.yml names until someone puts theirs in its place."""
 
 
 @dataclass(frozen=True)
@@ -323,6 +325,16 @@ def _mode(manifest: Manifest, settings: Settings) -> Item:
             name,
             f"HTTP mode, but {path} sends no request to {EVENTS_PATH} from {', '.join(missing)}",
             f"set each to https://<your host>{EVENTS_PATH} and update the app",
+            setting=True,
+        )
+    examples = [where for where, url in _request_urls(manifest) if EXAMPLE_HOST in str(url)]
+    if examples:
+        return failed(
+            name,
+            f"HTTP mode, but {path} still sends Slack to the example host {EXAMPLE_HOST}"
+            f" ({', '.join(examples)})",
+            f"replace {EXAMPLE_HOST} with the host your Ingress or proxy serves, and"
+            " update the app from the manifest",
             setting=True,
         )
     return passed(name, f"HTTP mode, as {path} says (Slack calls {EVENTS_PATH})")

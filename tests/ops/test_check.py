@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.check import FAILED, OK, SKIPPED, Item, checklist
+from bot.check import EXAMPLE_HOST, FAILED, OK, SKIPPED, Item, checklist
 from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
@@ -150,12 +150,24 @@ async def test_a_store_a_newer_version_migrated_fails(
     assert "at revision 9999, which this version does not know" in store.detail
 
 
-def _manifest(servers: Servers, *, socket_mode: bool, url: str | None = None) -> None:
-    """The repository's manifest beside the check, in one mode (and with one request URL)."""
+def _manifest(
+    servers: Servers,
+    *,
+    socket_mode: bool,
+    url: str | None = None,
+    command_url: str | None = None,
+    events_url: str | None = None,
+) -> None:
+    """The repository's manifest beside the check, in one mode, with these request URLs
+    (interactivity's, the /novo command's, the events')."""
     manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
     manifest["settings"]["socket_mode_enabled"] = socket_mode
     if url is not None:
         manifest["settings"]["interactivity"]["request_url"] = url
+    if command_url is not None:
+        manifest["features"]["slash_commands"][0]["url"] = command_url
+    if events_url is not None:
+        manifest["settings"]["event_subscriptions"]["request_url"] = events_url
     (servers.tmp / "manifest.yml").write_text(yaml.safe_dump(manifest))
 
 
@@ -188,7 +200,12 @@ async def test_an_http_manifest_must_send_slack_to_the_events_path(
     mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
     assert mode.mark == FAILED
     assert "settings.interactivity.request_url" in mode.detail
-    _manifest(servers, socket_mode=False)
+    _manifest(servers, socket_mode=False)  # as the repository has it: the example host
+    mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
+    assert mode.mark == FAILED and f"the example host {EXAMPLE_HOST}" in mode.detail
+    assert f"replace {EXAMPLE_HOST}" in mode.fix
+    ours = "https://novo.acme.test/slack/events"
+    _manifest(servers, socket_mode=False, url=ours, command_url=ours, events_url=ours)
     mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
     assert (mode.mark, mode.detail) == (
         OK,
