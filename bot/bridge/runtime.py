@@ -158,7 +158,8 @@ class Bridge:
             await self._socket.connect(SOCKET_CONNECT_WAIT_SECONDS)
             web_app = web.Application()
         else:
-            assert signing_secret is not None  # HTTP mode: the settings require it
+            if signing_secret is None:  # the settings refuse this; never serve unverified
+                raise SettingsError("SLACK_SIGNING_SECRET is required in HTTP mode")
             web_app = app.web_app(path=EVENTS_PATH, port=settings.port)
             web_app.middlewares.append(slack_request_guard(signing_secret, EVENTS_PATH))
         add_public_routes(web_app, self._running)
