@@ -108,3 +108,25 @@ def test_missing_setting_stops_start_up_with_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip() == "novo-slack: NOVO_API_KEY is required but not set"
+
+
+def test_an_unreadable_secret_file_says_which_user_must_read_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A 0600 file another user owns, as a single host mounts it. The tests run as root,
+    who reads any file, so the refusal is the filesystem's, stood in for."""
+    secret = tmp_path / "slack_bot_token"
+    secret.write_text("xoxb-1-2")
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    env = {k: v for k, v in VALID.items() if k != "SLACK_BOT_TOKEN"}
+    with pytest.raises(SettingsError) as raised:
+        _load(monkeypatch, **env, SLACK_BOT_TOKEN_FILE=str(secret))
+    assert str(raised.value) == (
+        f"SLACK_BOT_TOKEN_FILE: cannot read {secret}: Permission denied (this process runs"
+        f" as user {os.getuid()}, which must be able to read it: chown it to that user, or"
+        " make it readable by its group)"
+    )
