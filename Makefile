@@ -67,7 +67,16 @@ bench: $(STAMP)  ## figures, not tests; failover and clicks also want PostgreSQL
 # here from Debian's packages (`make base-image`), for hosts that reach no registry; with
 # one, `make image BASE_IMAGE=docker.io/library/python:3.11-slim-bookworm`. PIP_CERT hands
 # pip the host's CA bundle (mounted for the build only); empty it where none is needed.
-IMAGE       ?= novo-slack:$(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' bot/__init__.py)
+VERSION     := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' bot/__init__.py)
+REVISION    := $(or $(shell git rev-parse HEAD 2>/dev/null),unknown)
+# where the source is: the repository's own remote, or say it: make image SOURCE=https://…
+SOURCE      ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),unknown)
+IMAGE_NAME  ?= novo-slack
+IMAGE       ?= $(IMAGE_NAME):$(VERSION)
+# The same image by its commit too (`-dirty`: built from uncommitted changes), so a build
+# of main is never taken for another under one tag.
+DIRTY       := $(if $(shell git status --porcelain 2>/dev/null),-dirty)
+COMMIT_TAG  := $(IMAGE_NAME):$(VERSION)-$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(DIRTY)
 BASE_IMAGE  ?= localhost/novo-base:bookworm
 PIP_CERT    ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
 PODMAN      ?= podman --runtime runc
@@ -78,7 +87,10 @@ WITH_CONF   := $(if $(CONTAINERS_CONF),CONTAINERS_CONF=$(CONTAINERS_CONF))
 image: $(if $(filter localhost/novo-base:%,$(BASE_IMAGE)),base-image)  ## the container image
 	$(WITH_CONF) $(PODMAN) build --format docker --network=host \
 	  $(if $(PIP_CERT),-v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg PIP_CERT=$(PIP_CERT)) \
-	  --build-arg BASE_IMAGE=$(BASE_IMAGE) -t $(IMAGE) -f Containerfile .
+	  --build-arg BASE_IMAGE=$(BASE_IMAGE) --build-arg VERSION=$(VERSION) \
+	  --build-arg REVISION=$(REVISION) --build-arg SOURCE=$(SOURCE) \
+	  --build-arg CREATED=$(shell date -u +%Y-%m-%dT%H:%M:%SZ) \
+	  -t $(IMAGE) -t $(COMMIT_TAG) -f Containerfile .
 	@$(WITH_CONF) $(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
 
 base-image:  ## localhost/novo-base:bookworm from Debian's packages, unless it exists

@@ -309,6 +309,7 @@ async def running_stage(
             "NOVO_SLACK_CHANNEL": CHANNEL,
             "NOVO_SLACK_DB": str(db),
             "NOVO_SLACK_PORT": str(bridge_port),
+            "NOVO_SLACK_METRICS_PORT": "0",
             **(bridge_settings or {}),
         }
         async with (

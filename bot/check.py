@@ -31,6 +31,7 @@ import yaml
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.bridge.runtime import EVENTS_PATH
 from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD
 from bot.config import Settings, SettingsError, load_settings
 from bot.novo.probe import probe_novo
@@ -43,14 +44,16 @@ from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
 from bot.store.filelock import FileLock
-from bot.store.migrate import head_revision
+from bot.store.migrate import head_revision, is_known_revision
 from bot.store.target import parse_target
 
 CALL_TIMEOUT_SECONDS = 10
 OK, FAILED, SKIPPED = "✓", "✗", "–"
-CHECK_NAMES = ("bot token", "scopes", "events", "app token", "channel", "Novo", "store")
+CHECK_NAMES = ("bot token", "scopes", "events", "mode", "app token", "channel", "Novo", "store")
 MANIFEST = Path("manifest.yml")
 """The app manifest the app was created from, when it lies where the check runs."""
+EXAMPLE_HOST = "novo-slack.example.com"
+"""The host the repository's manifest.yml names until someone puts theirs in its place."""
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,11 @@ def skipped(name: str, why: str) -> Item:
     return Item(SKIPPED, name, f"not checked: {why}")
 
 
-async def run_check(out: TextIO | None = None) -> int:
+async def run_check(out: TextIO | None = None, manifest: Path | None = None) -> int:
     """Print the checklist as it goes; `run`'s exit code for the worst failure, else 0."""
     stream = out or sys.stdout
     code = 0
-    async for item in checklist():
+    async for item in checklist(manifest or MANIFEST):
         print(item.line, file=stream, flush=True)
         if item.mark == FAILED:
             code = max(code, item.code)
@@ -94,15 +97,17 @@ async def run_check(out: TextIO | None = None) -> int:
     return code
 
 
-async def checklist() -> AsyncIterator[Item]:
-    """The checks in order, each yielded as soon as it is known."""
+async def checklist(manifest_path: Path = MANIFEST) -> AsyncIterator[Item]:
+    """The checks in order, each yielded as soon as it is known; `manifest_path`: the app
+    manifest to compare with the settings (the one beside the check by default)."""
     try:
         settings = load_settings()
     except SettingsError as exc:
         yield failed(
             "settings",
             str(exc),
-            "set them in the environment or a .env file (see docs/operating.md)",
+            "set them in the environment or a .env file (`novo-slack settings` prints every"
+            " one with its meaning and default)",
             setting=True,
         )
         for name in ("policy", *CHECK_NAMES):
@@ -112,6 +117,7 @@ async def checklist() -> AsyncIterator[Item]:
     yield passed("settings", f"valid ({mode}, channel {settings.default_channel})")
     policy_item, targets = _policy(settings)
     yield policy_item
+    manifest = read_manifest(manifest_path)
     async with aiohttp.ClientSession() as session:
         slack = _slack_client(settings, session)
         token, scopes = await _bot_token(slack)
@@ -121,7 +127,12 @@ async def checklist() -> AsyncIterator[Item]:
             yield skipped("scopes", "the bot token does not work")
         else:
             yield _scopes(scopes)
-        yield _events(MANIFEST)
+        if isinstance(manifest, Item):
+            yield manifest
+            yield skipped("mode", "the manifest can't be read")
+        else:
+            yield _events(manifest)
+            yield _mode(manifest, settings)
         yield await _app_token(slack, settings, works=token.mark == OK)
         shown = targets or Targets(channels={settings.default_channel: ["NOVO_SLACK_CHANNEL"]})
         for channel, uses in shown.channels.items():
@@ -222,26 +233,131 @@ _EVENTS_FIX = (
 )
 
 
-def _events(manifest: Path) -> Item:
+@dataclass(frozen=True)
+class Manifest:
+    """The app manifest the check compares with the settings: its path, and what it
+    says (None when there is no file there; an `Item` when it can't be read)."""
+
+    path: Path
+    data: dict[str, Any] | None
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        found = self.data.get("settings") if self.data is not None else None
+        return found if isinstance(found, dict) else {}
+
+
+def read_manifest(path: Path) -> Manifest | Item:
+    """The manifest at `path` (an absent file is no mistake: there is nothing to compare)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Manifest(path, None)
+    except (OSError, yaml.YAMLError) as exc:
+        return failed(
+            "manifest",
+            f"{path} can't be read ({exc})",
+            "fix the file or point --manifest elsewhere",
+        )
+    if not isinstance(data, dict):
+        return failed(
+            "manifest", f"{path} is not an app manifest", "point --manifest at the app's manifest"
+        )
+    return Manifest(path, data)
+
+
+def _events(manifest: Manifest) -> Item:
     """The bot events a thread reply needs. Slack shows no token an app's subscriptions,
     so they are read from the manifest beside the check when there is one."""
     wanted = ", ".join(REQUIRED_BOT_EVENTS)
-    try:
-        data = yaml.safe_load(manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return passed("events", f"no {manifest} here to read; the app must subscribe to {wanted}")
-    except (OSError, yaml.YAMLError) as exc:
-        return failed("events", f"{manifest} can't be read ({exc})", "fix or remove the file")
-    settings = data.get("settings") if isinstance(data, dict) else None
-    subscriptions = settings.get("event_subscriptions") if isinstance(settings, dict) else None
+    if manifest.data is None:
+        return passed(
+            "events", f"no {manifest.path} here to read; the app must subscribe to {wanted}"
+        )
+    subscriptions = manifest.settings.get("event_subscriptions")
     listed = subscriptions.get("bot_events") if isinstance(subscriptions, dict) else None
     subscribed = set(listed) if isinstance(listed, list) else set()
     missing = [e for e in REQUIRED_BOT_EVENTS if e not in subscribed]
     if missing:
         return failed(
-            "events", f"{manifest} does not subscribe to {', '.join(missing)}", _EVENTS_FIX
+            "events", f"{manifest.path} does not subscribe to {', '.join(missing)}", _EVENTS_FIX
         )
-    return passed("events", f"{manifest} subscribes to {wanted}")
+    return passed("events", f"{manifest.path} subscribes to {wanted}")
+
+
+def _mode(manifest: Manifest, settings: Settings) -> Item:
+    """The manifest's mode against the one `run` would take (SLACK_APP_TOKEN set or not).
+
+    They disagree silently otherwise: a Socket Mode app whose bridge listens for HTTP
+    hears no click at all, and an HTTP app's requests never come down a socket."""
+    name = "mode"
+    ours = "Socket Mode" if settings.socket_mode else "HTTP mode"
+    if manifest.data is None:
+        return passed(
+            name,
+            f"{ours}; no {manifest.path} here to compare (novo-slack check --manifest FILE)",
+        )
+    socket = manifest.settings.get("socket_mode_enabled") is True
+    path = manifest.path
+    if socket and not settings.socket_mode:
+        return failed(
+            name,
+            f"{path} turns Socket Mode on (socket_mode_enabled: true) but SLACK_APP_TOKEN is"
+            " not set, so the bridge would wait on /slack/events for requests Slack never sends",
+            "set SLACK_APP_TOKEN to an app-level token (xapp-…, connections:write), or set"
+            " socket_mode_enabled: false and the request URLs in the manifest and update the app",
+            setting=True,
+        )
+    if settings.socket_mode and not socket:
+        return failed(
+            name,
+            f"{path} has Socket Mode off (socket_mode_enabled is not true) but SLACK_APP_TOKEN"
+            " is set, so the bridge would wait on a socket Slack sends nothing down",
+            "unset SLACK_APP_TOKEN for HTTP mode, or set socket_mode_enabled: true in the"
+            " manifest and update the app",
+            setting=True,
+        )
+    if socket:
+        return passed(name, f"Socket Mode, as {path} says")
+    missing = [where for where, url in _request_urls(manifest) if not _is_events_url(url)]
+    if missing:
+        return failed(
+            name,
+            f"HTTP mode, but {path} sends no request to {EVENTS_PATH} from {', '.join(missing)}",
+            f"set each to https://<your host>{EVENTS_PATH} and update the app",
+            setting=True,
+        )
+    examples = [where for where, url in _request_urls(manifest) if EXAMPLE_HOST in str(url)]
+    if examples:
+        return failed(
+            name,
+            f"HTTP mode, but {path} still sends Slack to the example host {EXAMPLE_HOST}"
+            f" ({', '.join(examples)})",
+            f"replace {EXAMPLE_HOST} with the host your Ingress or proxy serves, and"
+            " update the app from the manifest",
+            setting=True,
+        )
+    return passed(name, f"HTTP mode, as {path} says (Slack calls {EVENTS_PATH})")
+
+
+def _request_urls(manifest: Manifest) -> list[tuple[str, object]]:
+    """Where an HTTP-mode app's manifest names the URL Slack sends requests to."""
+    data = manifest.data or {}
+    found: list[tuple[str, object]] = []
+    for part in ("event_subscriptions", "interactivity"):
+        section = manifest.settings.get(part)
+        url = section.get("request_url") if isinstance(section, dict) else None
+        found.append((f"settings.{part}.request_url", url))
+    features = data.get("features")
+    commands = features.get("slash_commands") if isinstance(features, dict) else None
+    for command in commands if isinstance(commands, list) else []:
+        if isinstance(command, dict):
+            found.append((f"the {command.get('command')} command's url", command.get("url")))
+    return found
+
+
+def _is_events_url(url: object) -> bool:
+    return isinstance(url, str) and url.startswith("https://") and url.endswith(EVENTS_PATH)
 
 
 async def _app_token(slack: AsyncWebClient, settings: Settings, *, works: bool) -> Item:
@@ -420,11 +536,18 @@ async def _store(settings: Settings) -> Item:
     head = head_revision()
     if revision == head:
         return passed("store", f"{target.shown} at schema revision {head} (current)")
+    if revision and not is_known_revision(revision):
+        return failed(
+            "store",
+            f"{target.shown} is at revision {revision}, which this version does not know"
+            " (a newer novo-slack migrated it)",
+            "run the version that migrated it, or restore the database from before",
+        )
     at = f"at revision {revision}" if revision else "never migrated"
-    return failed(
+    return passed(
         "store",
-        f"{target.shown} is {at}; this version needs {head}",
-        "run `novo-slack db upgrade` (the bridge also migrates when it starts)",
+        f"{target.shown} is {at}; `run` migrates it to {head} when it starts"
+        " (or `novo-slack db upgrade` first)",
     )
 
 

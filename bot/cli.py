@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from bot import __version__
 from bot.bridge.startup import EXIT_SETTINGS, EXIT_WORLD, StartupFailure
@@ -38,11 +39,21 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"novo-slack {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = _Commands(parser.add_subparsers(dest="command", required=True))
 
     commands.add_parser("run", help="run the bridge (settings from the environment or .env)")
     commands.add_parser(
+        "settings", help="print every setting with its meaning and default (a .env to fill in)"
+    )
+    check = commands.add_parser(
         "check", help="check the settings, Slack, Novo and the store before going live"
+    )
+    check.add_argument(
+        "--manifest",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="the Slack app manifest to compare with the settings (default: ./manifest.yml)",
     )
 
     db = commands.add_parser("db", help="the store's schema in NOVO_SLACK_DB")
@@ -62,6 +73,22 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+class _Commands:
+    """The subcommands, each of which also takes `-v` after its name (`novo-slack check -v`),
+    as people type it; before the name it works as well."""
+
+    def __init__(self, actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self._actions = actions
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        command = self._actions.add_parser(name, **kwargs)
+        # SUPPRESS: absent after the name, the value given before it (or False) stands
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="debug logging"
+        )
+        return command
+
+
 COMMANDS_GROUP = "novo_slack.commands"
 """Entry points naming `add(commands)`: each adds a subcommand whose parser sets `run`."""
 
@@ -69,7 +96,7 @@ Command = Callable[[argparse.Namespace], int]
 """What a plugged-in command's parser sets as `run`: its arguments in, the exit code out."""
 
 
-def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _plugin_commands(commands: _Commands) -> None:
     """The subcommands of the packages installed beside the bridge (the dev kit's `sim`
     and `demo`). Each entry point is loaded only to add its parser: what it runs is
     imported when it runs."""
@@ -77,11 +104,11 @@ def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
         found.load()(commands)
 
 
-def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _policy_parser(commands: _Commands) -> None:
     """`policy check FILE`, `policy test FILE CASES` and `policy explain (--id | --file)
     [--policy FILE]`."""
     policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
-    actions = policy.add_subparsers(dest="policy_command", required=True)
+    actions = _Commands(policy.add_subparsers(dest="policy_command", required=True))
     check = actions.add_parser(
         "check", help="validate a policy file (no settings, no network needed)"
     )
@@ -230,7 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             from bot.check import run_check
 
-            return asyncio.run(run_check())
+            return asyncio.run(run_check(manifest=args.manifest))
+        if args.command == "settings":
+            from bot.envfile import render_env_example
+
+            print(render_env_example(), end="")
+            return 0
         if args.command == "db":
             return asyncio.run(_db(args.action))
         if args.command == "policy":

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
@@ -30,6 +37,9 @@ from bot.secretfiles import SecretFileError, SecretFileSource
 # Conversation ids: public channels C…, private channels G… (older ones), DMs D….
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 
+
+REQUIRED_UNLESS = "required_unless"
+"""A field's extra: required unless the setting it names is set (`_settings_agree` says so)."""
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 LogFormat = Literal["text", "json"]
@@ -81,10 +91,14 @@ class Settings(LogSettings):
     slack_bot_token: SecretStr = Field(
         alias="SLACK_BOT_TOKEN", min_length=1, description="the bot token, xoxb-…"
     )
-    slack_signing_secret: SecretStr = Field(
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
         alias="SLACK_SIGNING_SECRET",
-        min_length=1,
-        description="verifies that requests come from Slack (HTTP mode)",
+        description=(
+            "required in HTTP mode (the default): verifies that requests come from Slack;"
+            " Socket Mode never reads it"
+        ),
+        json_schema_extra={REQUIRED_UNLESS: "SLACK_APP_TOKEN"},
     )
     slack_app_token: SecretStr | None = Field(
         default=None,
@@ -125,13 +139,25 @@ class Settings(LogSettings):
         alias="NOVO_SLACK_PORT",
         ge=0,
         le=65535,
-        description="port of /healthz, /readyz, /metrics, and /slack/events in HTTP mode",
+        description=(
+            "the Slack port: /slack/events (HTTP mode), /healthz, and a /readyz that says"
+            " only ready or not"
+        ),
+    )
+    metrics_port: int = Field(
+        default=9464,
+        alias="NOVO_SLACK_METRICS_PORT",
+        ge=0,
+        le=65535,
+        description=(
+            "the operator port: /metrics and the detailed /readyz; never route it from outside"
+        ),
     )
     host: str = Field(
         default="0.0.0.0",
         alias="NOVO_SLACK_HOST",
         min_length=1,
-        description="address that port is bound to (127.0.0.1: this host only; :: for IPv6)",
+        description="address both ports are bound to (127.0.0.1: this host only; :: for IPv6)",
     )
     poll_seconds: float = Field(
         default=2.0,
@@ -257,6 +283,44 @@ class Settings(LogSettings):
             raise ValueError(f"{exc.where}: {exc.cause}") from None
         return value
 
+    @field_validator("slack_signing_secret")
+    @classmethod
+    def _empty_secret_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
+        return value if value is not None and value.get_secret_value() else None
+
+    @model_validator(mode="after")
+    def _settings_agree(self) -> Settings:
+        """Rules across settings, each asked only of a command that reads both (`db` and
+        `audit` read the store alone).
+
+        HTTP mode takes requests from anyone who reaches the port: without the signing
+        secret nothing proves they come from Slack. Socket Mode's requests come down a
+        connection the app token opened, so it needs none. The two ports must differ, or
+        the metrics would be served where Slack comes in."""
+        if self._reads("NOVO_SLACK_PORT", "NOVO_SLACK_METRICS_PORT") and (
+            self.port == self.metrics_port != 0
+        ):
+            raise ValueError(
+                f"NOVO_SLACK_PORT and NOVO_SLACK_METRICS_PORT must differ (both {self.port}):"
+                " the metrics port is not to be reached from where Slack comes in"
+            )
+        if (
+            self._reads("SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
+            and self.slack_app_token is None
+            and self.slack_signing_secret is None
+        ):
+            raise ValueError(
+                "SLACK_SIGNING_SECRET is required in HTTP mode (SLACK_APP_TOKEN is not set);"
+                " Socket Mode (SLACK_APP_TOKEN=xapp-…) needs none"
+            )
+        return self
+
+    @classmethod
+    def _reads(cls, *names: str) -> bool:
+        """Whether this command reads all of these settings (see `load_settings_for`)."""
+        read = {field.alias for field in cls.model_fields.values()}
+        return all(name in read for name in names)
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
@@ -305,7 +369,9 @@ _LOG_NAMES = frozenset({"NOVO_SLACK_LOG_LEVEL", "NOVO_SLACK_LOG_FORMAT"})
 
 
 def _describe(error: ErrorDetails) -> str:
-    name = str(error["loc"][0]) if error["loc"] else "settings"
+    if not error["loc"]:  # a rule across settings: its message names them
+        return " ".join(str(error["msg"]).removeprefix("Value error, ").split())
+    name = str(error["loc"][0])
     if error["type"] == "missing":
         return f"{name} is required but not set"
     problem = " ".join(str(error["msg"]).removeprefix("Value error, ").split())

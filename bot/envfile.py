@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
-from bot.config import Settings
+from bot.config import REQUIRED_UNLESS, Settings
 from bot.secretfiles import DB_PASSWORD_FILE, DB_SETTING, FILE_SUFFIX, secret_names
 
 WIDTH = 90
@@ -41,8 +41,11 @@ def render_env_example() -> str:
 def _block(name: str, field: FieldInfo, *, secret: bool) -> str:
     meaning = field.description or "(no description in bot/config.py)"
     lines = textwrap.wrap(meaning, WIDTH, initial_indent="# ", subsequent_indent="# ")
-    if field.is_required():
-        lines += [f"# required{'; a secret' if secret else ''}", f"{name}="]
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    unless = extra.get(REQUIRED_UNLESS)
+    if field.is_required() or unless:
+        needed = f"required unless {unless} is set" if unless else "required"
+        lines += [f"# {needed}{'; a secret' if secret else ''}", f"{name}="]
     else:
         shown = _shown(field.default)
         lines += [f"# default: {shown or 'unset'}", f"# {name}={shown}"]

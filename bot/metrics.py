@@ -5,6 +5,8 @@
 - Are clicks reaching Novo? `decisions_total{outcome,source}`, and the outbox:
   `outbox_depth` and `outbox_oldest_age_seconds` (a growing age means Novo
   has refused or missed decisions for that long).
+- Is Novo or Slack down? `dependency_up{dependency}` (0 during an outage) and
+  `outages_total{dependency}`.
 - Is Slack pushing back? `slack_calls_total{method,error}` counts every HTTP
   answer, 429s (`error="ratelimited"`) included even when a retry then works;
   `lane_depth{channel}` is what waits to be posted.
@@ -96,6 +98,17 @@ OUTBOX_DEPTH = Gauge("novo_slack_outbox_depth", "Decisions waiting in the outbox
 OUTBOX_OLDEST_AGE = Gauge(
     "novo_slack_outbox_oldest_age_seconds",
     "Age of the oldest decision waiting in the outbox (0 when none waits)",
+)
+
+DEPENDENCY_UP = Gauge(
+    "novo_slack_dependency_up",
+    "1 while this process last reached the dependency (novo, slack), 0 during an outage",
+    ["dependency"],
+)
+OUTAGES = Counter(
+    "novo_slack_outages_total",
+    "Outages of a dependency this process saw start (each said once at WARNING; see bot.outages)",
+    ["dependency"],
 )
 
 # Outcomes that end a decision; `queued` does not (see `count_decision`).

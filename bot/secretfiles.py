@@ -16,6 +16,7 @@ it, so this is a source of our own, placed before the others. Giving both
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, get_args
@@ -127,6 +128,11 @@ def read_secret(setting: str, path: str) -> str:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, PermissionError):  # most often a 0600 file another user owns
+            reason += (
+                f" (this process runs as user {os.getuid()}, which must be able to read it:"
+                " chown it to that user, or make it readable by its group)"
+            )
         raise SecretFileError(f"{setting}: cannot read {path}: {reason}") from None
     return text.rstrip("\r\n")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,8 +24,8 @@ from bot.clock import utc_now
 
 T = TypeVar("T")
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-CHECKOUT_ID = hashlib.sha256(str(CHECKOUT).encode()).hexdigest()[:8]
+REPO = Path(__file__).resolve().parents[1]
+CHECKOUT_ID = hashlib.sha256(str(REPO).encode()).hexdigest()[:8]
 """Names what the suite makes outside its temporary folders (its PostgreSQL database, its
 image tag), so that two checkouts on one machine never meet."""
 
@@ -55,6 +56,53 @@ def time_scale() -> float:
 def scaled(seconds: float) -> float:
     """`seconds` as a deadline on this machine: stretched by `time_scale()`."""
     return seconds * time_scale()
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+async def run(
+    *argv: str,
+    timeout: float,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    cwd: Path = REPO,
+) -> Ran:
+    """A command run to its end (killed past `timeout`, a generous bound); raises with its
+    output if it fails and `check`."""
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    timeout = scaled(timeout)
+    try:
+        async with asyncio.timeout(timeout):
+            out, err = await process.communicate()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(f"{' '.join(argv)} still running after {timeout}s") from None
+    ran = Ran(process.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace"))
+    if check and ran.code != 0:
+        raise AssertionError(f"{' '.join(argv)} exited {ran.code}:\n{ran.err}{ran.out}")
+    return ran
+
+
+async def novo_slack(
+    *args: str, env: dict[str, str], cwd: Path, timeout: float = PROCESS_TIMEOUT
+) -> Ran:
+    """`novo-slack ARGS` from this checkout, run as a person runs it, to its end."""
+    return await run(
+        sys.executable, "-m", "bot", *args, timeout=timeout, check=False, env=env, cwd=cwd
+    )
 
 
 class DeadlinePassed(AssertionError, TimeoutError):

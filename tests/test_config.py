@@ -21,7 +21,13 @@ VALID = {
 
 
 def _load(monkeypatch: pytest.MonkeyPatch, **env: str) -> Settings:
-    for name in [*VALID, "SLACK_APP_TOKEN", "NOVO_SLACK_POLL_SECONDS", "NOVO_SLACK_PORT"]:
+    unset = [
+        "SLACK_APP_TOKEN",
+        "NOVO_SLACK_POLL_SECONDS",
+        "NOVO_SLACK_PORT",
+        "NOVO_SLACK_METRICS_PORT",
+    ]
+    for name in [*VALID, *unset]:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -41,6 +47,31 @@ def test_defaults_and_names(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_app_token_turns_on_socket_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = _load(monkeypatch, **VALID, SLACK_APP_TOKEN="xapp-1-abc")
     assert settings.socket_mode is True
+
+
+def test_the_signing_secret_is_http_modes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    without = {k: v for k, v in VALID.items() if k != "SLACK_SIGNING_SECRET"}
+    socket = _load(monkeypatch, **without, SLACK_APP_TOKEN="xapp-1-abc")
+    assert socket.socket_mode and socket.slack_signing_secret is None
+    with pytest.raises(SettingsError) as raised:
+        _load(monkeypatch, **without)
+    assert str(raised.value) == (
+        "SLACK_SIGNING_SECRET is required in HTTP mode (SLACK_APP_TOKEN is not set);"
+        " Socket Mode (SLACK_APP_TOKEN=xapp-…) needs none"
+    )
+    with pytest.raises(SettingsError):
+        _load(monkeypatch, **without, SLACK_SIGNING_SECRET="")
+
+
+def test_the_two_ports_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _load(monkeypatch, **VALID).metrics_port == 9464
+    with pytest.raises(SettingsError) as raised:
+        _load(monkeypatch, **VALID, NOVO_SLACK_PORT="9000", NOVO_SLACK_METRICS_PORT="9000")
+    assert "NOVO_SLACK_PORT and NOVO_SLACK_METRICS_PORT must differ (both 9000)" in str(
+        raised.value
+    )
+    both_free = _load(monkeypatch, **VALID, NOVO_SLACK_PORT="0", NOVO_SLACK_METRICS_PORT="0")
+    assert both_free.port == both_free.metrics_port == 0  # each takes a free port
 
 
 @pytest.mark.parametrize(
@@ -77,3 +108,25 @@ def test_missing_setting_stops_start_up_with_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip() == "novo-slack: NOVO_API_KEY is required but not set"
+
+
+def test_an_unreadable_secret_file_says_which_user_must_read_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A 0600 file another user owns, as a single host mounts it. The tests run as root,
+    who reads any file, so the refusal is the filesystem's, stood in for."""
+    secret = tmp_path / "slack_bot_token"
+    secret.write_text("xoxb-1-2")
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    env = {k: v for k, v in VALID.items() if k != "SLACK_BOT_TOKEN"}
+    with pytest.raises(SettingsError) as raised:
+        _load(monkeypatch, **env, SLACK_BOT_TOKEN_FILE=str(secret))
+    assert str(raised.value) == (
+        f"SLACK_BOT_TOKEN_FILE: cannot read {secret}: Permission denied (this process runs"
+        f" as user {os.getuid()}, which must be able to read it: chown it to that user, or"
+        " make it readable by its group)"
+    )

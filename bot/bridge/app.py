@@ -39,18 +39,21 @@ logging.getLogger("slack_bolt.AsyncApp").addFilter(_NoTokenNotice())
 
 def build_bolt_app(
     client: AsyncWebClient,
-    signing_secret: str,
+    signing_secret: str | None,
     services: Services,
     *,
     identity: SlackIdentity,
     in_flight: InFlight,
 ) -> AsyncApp:
     """The app: payloads from outside `identity`'s workspace refused, runs in `in_flight`,
-    clicks served before heavy requests (`priority`)."""
+    clicks served before heavy requests (`priority`). `signing_secret` None: Socket Mode,
+    whose requests come down the connection the app token opened, with nothing to verify
+    (and Bolt must not read one from the environment)."""
     app = ClicksFirstApp(
         services.heavy,
         client=client,
-        signing_secret=signing_secret,
+        signing_secret=signing_secret or "",
+        request_verification_enabled=signing_secret is not None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
     )

@@ -1,5 +1,13 @@
 """What `/healthz`, `/readyz` and `/metrics` say, served the same in HTTP mode and Socket Mode.
 
+Two ports, two audiences. The Slack port (`NOVO_SLACK_PORT`) is the one Slack
+and an Ingress reach: it serves `/slack/events` (HTTP mode), `/healthz`, and a
+`/readyz` that says only ready or not, and when not, why in one word (the
+failing check's name). Whoever can reach it learns nothing of the store, the
+workspace or the channels. The operator port (`NOVO_SLACK_METRICS_PORT`), for
+the cluster's Prometheus and whoever runs the bridge, serves `/metrics` and the
+detailed `/readyz` below; it is never routed from outside.
+
 Liveness (`/healthz`) only says the process answers: restart it if it does
 not. Readiness names each check, so an operator reading the JSON knows what
 to fix: polls failing (Novo down or refusing the key), the store not
@@ -8,9 +16,8 @@ records Novo lists that the bridge cannot read (named by id; they are
 skipped, so they do not make the bridge unready, but someone should look at
 them).
 
-In Socket Mode nothing else listens on a port, so these three get a small
-server of their own on `NOVO_SLACK_PORT`: an orchestrator probes and a
-Prometheus scrapes either mode the same way.
+In Socket Mode Slack reaches no port, but both servers still listen: an
+orchestrator probes and a Prometheus scrapes either mode the same way.
 """
 
 from __future__ import annotations
@@ -116,15 +123,33 @@ async def store_check(store: Store, min_free_mb: int) -> Check:
 
 
 Probe = Callable[[], "Running | None"]
+STARTING = "starting"
 
 
-def add_health_routes(app: web.Application, probe: Probe) -> None:
-    """`/healthz`, `/readyz` and `/metrics` on `app`; `probe` gives what the bridge runs now."""
+def add_public_routes(app: web.Application, probe: Probe) -> None:
+    """The Slack port's `/healthz` and `/readyz`: ready or not, and the one word why."""
 
     async def readyz(request: web.Request) -> web.Response:
         running = probe()
         if running is None:
-            body = {"ready": False, "checks": {}, "failing": ["starting"]}
+            return web.json_response({"ready": False, "reason": STARTING}, status=503)
+        ready, body = await readiness(running)
+        if ready:
+            return web.json_response({"ready": True})
+        return web.json_response({"ready": False, "reason": body["failing"][0]}, status=503)
+
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+
+
+def add_operator_routes(app: web.Application, probe: Probe) -> None:
+    """The operator port's `/healthz`, detailed `/readyz` and `/metrics`; `probe` gives
+    what the bridge runs now."""
+
+    async def readyz(request: web.Request) -> web.Response:
+        running = probe()
+        if running is None:
+            body = {"ready": False, "checks": {}, "failing": [STARTING]}
             return web.json_response(body, status=503)
         ready, body = await readiness(running)
         return web.json_response(body, status=200 if ready else 503)

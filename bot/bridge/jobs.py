@@ -52,6 +52,7 @@ from bot.bridge.wiring import Services
 from bot.metrics import POLL_DURATION, POLLS
 from bot.novo.errors import NovoError
 from bot.novo.probe import retrying
+from bot.outages import Outage
 from bot.outcomes import OutcomeKind
 from bot.policy.live import LivePolicy
 from bot.store import StoreFileError
@@ -116,14 +117,14 @@ class BridgeJobs:
         *,
         audit_days: int = AUDIT_DAYS_DEFAULT,
         policy: LivePolicy | None = None,
-        novo_down: bool = False,
+        novo: Outage | None = None,
     ) -> None:
         self._services = services
         self._clock = services.clock
         self._policy = policy
         # Novo out of reach is said once (at start-up, or by the first poll that fails),
         # and again when it answers: not a warning every poll interval.
-        self._said_novo_down = novo_down
+        self._novo = novo or Outage("novo", log)
         self._poll_seconds = poll_seconds
         self._audit_days = audit_days
         self.holder = holder or process_identity()
@@ -292,21 +293,14 @@ class BridgeJobs:
             self._failures += 1
             delay = min(POLL_BACKOFF_MAX_SECONDS, self._poll_seconds * 2**self._failures)
             self._next_poll_at = time.monotonic() + delay
-            if self._said_novo_down:
-                log.debug("poll failed (%s); next try in %.0fs", exc, delay)
+            if self._novo.down:
+                self._novo.failed("poll failed (%s); next try in %.0fs", exc, delay)
             else:
-                log.warning("%s", retrying(self._services.novo.base_url, str(exc)))
-                self._said_novo_down = True
+                self._novo.failed("%s", retrying(self._services.novo.base_url, str(exc)))
             return
         POLLS.labels("ok").inc()
         self.last_poll_ok = time.monotonic()
-        if self._said_novo_down:
-            log.info(
-                "Novo at %s answers again (after %d failed polls)",
-                self._services.novo.base_url,
-                self._failures,
-            )
-        self._said_novo_down = False
+        self._novo.answered("Novo at %s answers again", self._services.novo.base_url)
         self._failures = 0
         if report.queued_posts or report.followed:
             self.wake("countdowns")  # a deadline it has not seen yet

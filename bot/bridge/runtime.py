@@ -25,7 +25,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot import __version__
 from bot.bridge.app import build_bolt_app
-from bot.bridge.health import Check, Running, add_health_routes
+from bot.bridge.health import Check, Running, add_operator_routes, add_public_routes
 from bot.bridge.http_guard import slack_request_guard
 from bot.bridge.inflight import InFlight
 from bot.bridge.jobs import BridgeJobs
@@ -36,6 +36,7 @@ from bot.clock import Clock, utc_now
 from bot.config import Settings, SettingsError
 from bot.novo.client import NovoClient
 from bot.novo.probe import probe_novo
+from bot.outages import Outage
 from bot.policy.live import LivePolicy
 from bot.slack.call_metrics import install_slack_counter
 from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
@@ -77,6 +78,7 @@ class Bridge:
         self._novo: NovoClient | None = None
         self._slack_session: aiohttp.ClientSession | None = None
         self._runner: web.AppRunner | None = None
+        self._operator: web.AppRunner | None = None
         self._slack_check: Check | None = None
         self._socket: SocketConnection | None = None
         self._scheduler: AsyncIOScheduler | None = None
@@ -86,6 +88,9 @@ class Bridge:
         self.services: Services | None = None
         self.jobs: BridgeJobs | None = None
         self.url: str | None = None
+        """The Slack port: `/slack/events` (HTTP mode), `/healthz`, the short `/readyz`."""
+        self.metrics_url: str | None = None
+        """The operator port: `/metrics` and the detailed `/readyz`."""
         self._started = False
 
     async def start(self) -> None:
@@ -119,7 +124,8 @@ class Bridge:
         if settings.slack_app_token is not None:
             app_token = settings.slack_app_token.get_secret_value()
             wss_url = await check_app_token(web_client, app_token)
-        novo_down = await _probe_novo(settings)
+        novo_outage = Outage("novo", log)
+        await _probe_novo(settings, novo_outage)
         self._novo = novo = NovoClient(
             settings.novo_api_url,
             settings.novo_api_key.get_secret_value(),
@@ -138,7 +144,10 @@ class Bridge:
             home_team=identity.team_id,
             team_url=identity.url,
         )
-        signing_secret = settings.slack_signing_secret.get_secret_value()
+        secret = settings.slack_signing_secret
+        signing_secret = (
+            None if settings.socket_mode or secret is None else secret.get_secret_value()
+        )
         app = build_bolt_app(
             web_client, signing_secret, services, identity=identity, in_flight=self._in_flight
         )
@@ -149,31 +158,31 @@ class Bridge:
             await self._socket.connect(SOCKET_CONNECT_WAIT_SECONDS)
             web_app = web.Application()
         else:
+            if signing_secret is None:  # the settings refuse this; never serve unverified
+                raise SettingsError("SLACK_SIGNING_SECRET is required in HTTP mode")
             web_app = app.web_app(path=EVENTS_PATH, port=settings.port)
             web_app.middlewares.append(slack_request_guard(signing_secret, EVENTS_PATH))
-        add_health_routes(web_app, self._running)
-        self._runner = web.AppRunner(
-            web_app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS
+        add_public_routes(web_app, self._running)
+        operator_app = web.Application()
+        add_operator_routes(operator_app, self._running)
+        self._runner, bound = await self._serve(web_app, settings.port, "NOVO_SLACK_PORT")
+        self.url = self._local_url(bound)
+        self._operator, operator = await self._serve(
+            operator_app, settings.metrics_port, "NOVO_SLACK_METRICS_PORT"
         )
-        await self._runner.setup()
-        await _listen(self._runner, self._host, settings.port)
-        bound = _bound(self._runner)
-        port = self._runner.addresses[0][1]
-        local = "127.0.0.1" if self._host == "0.0.0.0" else bound.rsplit(":", 1)[0]
-        self.url = f"http://{local}:{port}"
+        self.metrics_url = self._local_url(operator)
         if self._socket is None:
             log.info(
-                "listening for Slack on http://%s%s (and /healthz, /readyz, /metrics)",
-                bound,
-                EVENTS_PATH,
+                "listening for Slack on http://%s%s (and /healthz, /readyz)", bound, EVENTS_PATH
             )
         else:
-            log.info("serving /healthz, /readyz and /metrics on http://%s", bound)
+            log.info("serving /healthz and /readyz on http://%s", bound)
+        log.info("serving /metrics and the detailed /readyz on http://%s", operator)
         self.jobs = BridgeJobs(
             services,
             settings.poll_seconds,
             audit_days=settings.audit_days,
-            novo_down=novo_down,
+            novo=novo_outage,
             policy=self.policy,
         )
         self._scheduler = AsyncIOScheduler(timezone="UTC")
@@ -181,6 +190,24 @@ class Bridge:
         self._scheduler.start()
         self._started = True
         log.info("bridge started: %s", self._summary())
+
+    async def _serve(
+        self, app: web.Application, port: int, setting: str
+    ) -> tuple[web.AppRunner, str]:
+        """Serve `app` on `port` of the bridge's host; the runner and the bound host:port."""
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=REQUESTS_GRACE_SECONDS)
+        await runner.setup()
+        try:
+            await _listen(runner, self._host, port, setting)
+        except BaseException:
+            await runner.cleanup()
+            raise
+        return runner, _bound(runner)
+
+    def _local_url(self, bound: str) -> str:
+        """Where a client on this host reaches what is bound at `bound`."""
+        host, port = bound.rsplit(":", 1)
+        return f"http://{'127.0.0.1' if self._host == '0.0.0.0' else host}:{port}"
 
     def reload_policy(self) -> bool:
         """Re-read the policy file (SIGHUP); a file with a mistake leaves the old one in force."""
@@ -191,6 +218,7 @@ class Bridge:
         scheduler, self._scheduler = self._scheduler, None
         socket, self._socket = self._socket, None
         runner, self._runner = self._runner, None
+        operator, self._operator = self._operator, None
         jobs, self.jobs = self.jobs, None
         novo, self._novo = self._novo, None
         store, self._store = self._store, None
@@ -202,6 +230,8 @@ class Bridge:
             await socket.close(CLOSE_GRACE_SECONDS)
         if runner is not None:
             await runner.cleanup()  # waits REQUESTS_GRACE_SECONDS for requests, then cancels
+        if operator is not None:
+            await operator.cleanup()
         await self._in_flight.drain(LISTENERS_GRACE_SECONDS)
         if jobs is not None:
             await jobs.drain(JOBS_GRACE_SECONDS)
@@ -263,9 +293,9 @@ class Bridge:
         await self.stop()
 
 
-async def _probe_novo(settings: Settings) -> bool:
+async def _probe_novo(settings: Settings, outage: Outage) -> None:
     """Stop on a key Novo refuses or a URL that is not its API (exit 2, one line); a Novo
-    that is down is no mistake: say so once and start. True when it did not answer."""
+    that is down is no mistake: the outage starts (said once) and the bridge starts."""
     answer = await probe_novo(
         settings.novo_api_url,
         settings.novo_api_key.get_secret_value(),
@@ -274,9 +304,7 @@ async def _probe_novo(settings: Settings) -> bool:
     if answer.state in ("key_refused", "not_the_api"):
         raise SettingsError(answer.line)
     if answer.state == "down":
-        log.warning("%s; retrying", answer.line)
-        return True
-    return False
+        outage.failed("%s; retrying", answer.line)
 
 
 async def _open_store(settings: Settings) -> Store:
@@ -286,12 +314,12 @@ async def _open_store(settings: Settings) -> Store:
         raise StartupFailure(str(exc)) from exc
 
 
-async def _listen(runner: web.AppRunner, host: str, port: int) -> None:
+async def _listen(runner: web.AppRunner, host: str, port: int, setting: str) -> None:
     try:
         await web.TCPSite(runner, host, port).start()
     except OSError as exc:
         cause = "address already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
-        raise StartupFailure(f"NOVO_SLACK_PORT: {host}:{port}: {cause or exc}") from exc
+        raise StartupFailure(f"{setting}: {host}:{port}: {cause or exc}") from exc
 
 
 async def _bounded(closing: Awaitable[None], what: str) -> None:

@@ -286,7 +286,8 @@ class NovoClient:
                 if not self._retry.should_retry(error, attempt):
                     raise
                 delay = self._retry.delay(error, attempt)
-                log.warning(
+                # DEBUG: an outage is said once, by whoever keeps trying (bot.outages)
+                log.debug(
                     "novo %s %s failed (%s); retry %d of %d in %.2fs",
                     method,
                     path,

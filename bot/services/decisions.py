@@ -490,7 +490,10 @@ class DecisionService:
             attempt=queued.attempts + 1,
         )
         await self._publisher.refresh_soon_by_id(queued.interaction_id)
-        log.warning(
+        # the first failure is news; the retries of one decision are not (the outbox
+        # metrics and the audit trail count them)
+        log.log(
+            logging.WARNING if queued.attempts == 0 else logging.DEBUG,
             "could not deliver decision on %s (attempt %d): %s; retrying in %.1fs",
             queued.interaction_id,
             queued.attempts + 1,

@@ -18,6 +18,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, inspect, text
 
 SCRIPTS = Path(__file__).with_name("migrations")
@@ -53,6 +54,14 @@ def head_revision() -> str:
     head = ScriptDirectory(str(SCRIPTS)).get_current_head()
     assert head is not None
     return head
+
+
+def is_known_revision(revision: str) -> bool:
+    """Whether this version's migrations know `revision` (one a newer version wrote: not)."""
+    try:
+        return ScriptDirectory(str(SCRIPTS)).get_revision(revision) is not None
+    except CommandError:  # Alembic's word for a revision it can't locate
+        return False
 
 
 def _config(connection: Connection) -> Config:

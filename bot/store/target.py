@@ -2,7 +2,10 @@
 
 A URL is told by its scheme (`postgresql://`, `postgres://`, or one naming a
 driver); anything else is a file path. Wherever a target is shown, its password
-is masked.
+is masked: the one in the URL's user part and any given as a query parameter
+(`?password=…`, the form libpq and asyncpg also take). A query parameter is
+shown only when it is one known to hold no secret; any other's value is masked,
+since a deny-list of secret names misses the next one.
 """
 
 from __future__ import annotations
@@ -16,6 +19,21 @@ from sqlalchemy.exc import ArgumentError
 from bot.store.errors import StoreOpenError
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://", "postgresql+asyncpg://")
+MASK = "***"
+# Query parameters whose values say how to connect, never who may: shown as given.
+SHOWN_PARAMETERS = frozenset(
+    {
+        "application_name",
+        "connect_timeout",
+        "host",
+        "port",
+        "prepared_statement_cache_size",
+        "sslmode",
+        "ssl",
+        "target_session_attrs",
+        "command_timeout",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -47,14 +65,21 @@ def _postgres(text: str) -> Target:
     except (ArgumentError, ValueError) as exc:
         raise StoreOpenError(_masked(text), f"not a valid URL ({exc})") from None
     url = url.set(drivername="postgresql+asyncpg")
-    shown = url.set(drivername="postgresql").render_as_string(hide_password=True)
+    query = {
+        key: value if key.lower() in SHOWN_PARAMETERS else MASK for key, value in url.query.items()
+    }
+    shown = (
+        url.set(drivername="postgresql", query=query).render_as_string(hide_password=True)
+    ).replace("%2A%2A%2A", MASK)
     return Target(url=url, shown=shown)
 
 
 def _masked(text: str) -> str:
-    """Hide a password in a URL too malformed to parse."""
+    """Hide a password in a URL too malformed to parse: its query is dropped whole."""
     scheme, sep, rest = text.partition("://")
+    rest, question, _ = rest.partition("?")
+    query = f"?{MASK}" if question else ""
     creds, at, host = rest.rpartition("@")
     if not sep or not at or ":" not in creds:
-        return text
-    return f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+        return f"{scheme}{sep}{rest}{query}"
+    return f"{scheme}://{creds.split(':', 1)[0]}:{MASK}@{host}{query}"

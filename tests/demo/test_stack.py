@@ -49,6 +49,7 @@ async def test_the_environment_loads_into_settings_pointing_at_both_stand_ins(
         assert settings.slack_api_url == servers.slack.api_url.rstrip("/")
         assert settings.slack_bot_token.get_secret_value() == servers.slack.bot_token
         assert settings.novo_api_key.get_secret_value() == API_KEY
+        assert settings.slack_signing_secret is not None
         assert settings.slack_signing_secret.get_secret_value() == SIGNING_SECRET
         assert (settings.default_channel, settings.db_path) == (CHANNEL, tmp_path / "bridge.db")
         assert (settings.port, settings.poll_seconds, settings.post_rate) == (0, 0.1, 50.0)

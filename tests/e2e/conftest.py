@@ -229,7 +229,7 @@ class Loop:
         """The bridge's value for a Prometheus sample (0 when not exported yet); with
         `labels`, the sample carrying each of them."""
         assert self.bridge.url is not None
-        text = (await self.http.get(f"{self.bridge.url}/metrics")).text
+        text = (await self.http.get(f"{self.bridge.metrics_url}/metrics")).text
         wanted = [f'{key}="{value}"' for key, value in labels.items()]
         for line in text.splitlines():
             if line.startswith((name + " ", name + "{")) and all(w in line for w in wanted):

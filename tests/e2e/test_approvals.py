@@ -182,7 +182,7 @@ async def test_health_and_metrics_endpoints(loop: Loop) -> None:
     assert health.status_code == 200 and health.json() == {"ok": True}
 
     async def delivered_counted() -> str | None:
-        metrics = (await loop.http.get(f"{loop.bridge.url}/metrics")).text
+        metrics = (await loop.http.get(f"{loop.bridge.metrics_url}/metrics")).text
         return (
             metrics
             if 'novo_slack_decisions_total{outcome="delivered",source="click"}' in metrics

@@ -74,6 +74,7 @@ def test_the_command_prints_the_trail(
     loop: Loop, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     settings = loop.settings
+    assert settings.slack_signing_secret is not None
     env = {
         "SLACK_BOT_TOKEN": settings.slack_bot_token.get_secret_value(),
         "SLACK_SIGNING_SECRET": settings.slack_signing_secret.get_secret_value(),

@@ -14,7 +14,7 @@ async def _readiness(loop: Loop, status: int) -> dict[str, Any]:
     assert loop.bridge.url is not None
 
     async def probe() -> dict[str, Any] | None:
-        answer = await loop.http.get(f"{loop.bridge.url}/readyz")
+        answer = await loop.http.get(f"{loop.bridge.metrics_url}/readyz")
         body: dict[str, Any] = answer.json()
         return body if answer.status_code == status else None
 

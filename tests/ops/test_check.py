@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
 import sqlite3
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from bot.check import FAILED, OK, SKIPPED, Item, checklist
+from bot.check import EXAMPLE_HOST, FAILED, OK, SKIPPED, Item, checklist
 from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
 from tests.ops.conftest import CHANNEL, Servers
+from tests.support import novo_slack
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -46,34 +45,24 @@ async def _check(
 async def test_the_command_passes_against_a_working_setup(servers: Servers) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
     env.update(servers.env(SLACK_APP_TOKEN=servers.slack.app_token), PYTHONPATH=str(REPO))
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "check",
-        cwd=servers.tmp,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    async with asyncio.timeout(30):
-        out, err = await process.communicate()
-    lines = out.decode().splitlines()
-    assert process.returncode == 0, out.decode() + err.decode()
-    assert [line[0] for line in lines] == [OK] * 9, lines
+    ran = await novo_slack("check", env=env, cwd=servers.tmp, timeout=30)
+    lines = ran.out.splitlines()
+    assert ran.code == 0, ran.out + ran.err
+    assert [line[0] for line in lines] == [OK] * 10, lines
     assert [line.split(":", 1)[0][2:] for line in lines] == [
         "settings",
         "policy",
         "bot token",
         "scopes",
         "events",
+        "mode",
         "app token",
         f"channel {CHANNEL}",
         "Novo",
         "store",
     ]
     assert "team Novo Local (T0LOCAL), bot user novo (U0LOCALBOT)" in lines[2]
-    assert "opens a Socket Mode connection" in lines[5]
+    assert "opens a Socket Mode connection" in lines[6]
 
 
 async def test_each_failure_is_named_with_its_fix(
@@ -128,11 +117,12 @@ async def test_bad_settings_are_named_and_nothing_else_runs(
     settings = items["settings"]
     assert settings.mark == FAILED
     assert "NOVO_API_KEY is required but not set" in settings.detail
+    assert "`novo-slack settings`" in settings.fix  # the installed command, not a doc
     assert "NOVO_SLACK_LOG_FORMAT" in settings.detail
     assert {i.mark for n, i in items.items() if n != "settings"} == {SKIPPED}
 
 
-async def test_an_unreachable_novo_and_an_old_schema(
+async def test_an_unreachable_novo_and_a_never_migrated_store(
     servers: Servers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = servers.tmp / "old.db"
@@ -143,10 +133,120 @@ async def test_an_unreachable_novo_and_an_old_schema(
     assert novo.mark == FAILED
     assert novo.detail.startswith(f"Novo at {dead} (NOVO_API_URL) does not answer (")
     assert "NOVO_API_URL" in novo.fix
-    store = items["store"]
-    assert store.mark == FAILED and "never migrated" in store.detail
-    assert "novo-slack db upgrade" in store.fix
+    store = items["store"]  # `run` would migrate it and start: no mistake
+    assert store.mark == OK and "never migrated; `run` migrates it to" in store.detail
     FileLock.acquire(db, str(db)).release()  # the check let its lock go
+
+
+async def test_a_store_a_newer_version_migrated_fails(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = servers.tmp / "newer.db"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        connection.execute("INSERT INTO alembic_version VALUES ('9999')")
+    store = (await _check(servers, monkeypatch, NOVO_SLACK_DB=str(db)))["store"]
+    assert store.mark == FAILED
+    assert "at revision 9999, which this version does not know" in store.detail
+
+
+def _manifest(
+    servers: Servers,
+    *,
+    socket_mode: bool,
+    url: str | None = None,
+    command_url: str | None = None,
+    events_url: str | None = None,
+) -> None:
+    """The repository's manifest beside the check, in one mode, with these request URLs
+    (interactivity's, the /novo command's, the events')."""
+    manifest = yaml.safe_load((REPO / "manifest.yml").read_text())
+    manifest["settings"]["socket_mode_enabled"] = socket_mode
+    if url is not None:
+        manifest["settings"]["interactivity"]["request_url"] = url
+    if command_url is not None:
+        manifest["features"]["slash_commands"][0]["url"] = command_url
+    if events_url is not None:
+        manifest["settings"]["event_subscriptions"]["request_url"] = events_url
+    (servers.tmp / "manifest.yml").write_text(yaml.safe_dump(manifest))
+
+
+async def test_a_socket_mode_manifest_beside_an_http_bridge_fails_with_the_fix(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _manifest(servers, socket_mode=True)
+    items = await _check(servers, monkeypatch, SLACK_APP_TOKEN=None)
+    mode = items["mode"]
+    assert mode.mark == FAILED and mode.code == 2
+    assert "turns Socket Mode on" in mode.detail and "SLACK_APP_TOKEN is not set" in mode.detail
+    assert "set SLACK_APP_TOKEN" in mode.fix and "socket_mode_enabled: false" in mode.fix
+
+
+async def test_an_http_manifest_beside_a_socket_mode_bridge_fails_with_the_fix(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _manifest(servers, socket_mode=False)
+    items = await _check(servers, monkeypatch, SLACK_APP_TOKEN=servers.slack.app_token)
+    mode = items["mode"]
+    assert mode.mark == FAILED and mode.code == 2
+    assert "has Socket Mode off" in mode.detail
+    assert "unset SLACK_APP_TOKEN" in mode.fix
+
+
+async def test_an_http_manifest_must_send_slack_to_the_events_path(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _manifest(servers, socket_mode=False, url="https://novo-slack.example.com/")
+    mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
+    assert mode.mark == FAILED
+    assert "settings.interactivity.request_url" in mode.detail
+    _manifest(servers, socket_mode=False)  # as the repository has it: the example host
+    mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
+    assert mode.mark == FAILED and f"the example host {EXAMPLE_HOST}" in mode.detail
+    assert f"replace {EXAMPLE_HOST}" in mode.fix
+    ours = "https://novo.acme.test/slack/events"
+    _manifest(servers, socket_mode=False, url=ours, command_url=ours, events_url=ours)
+    mode = (await _check(servers, monkeypatch, SLACK_APP_TOKEN=None))["mode"]
+    assert (mode.mark, mode.detail) == (
+        OK,
+        "HTTP mode, as manifest.yml says (Slack calls /slack/events)",
+    )
+
+
+async def test_the_manifest_may_be_named(servers: Servers, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check --manifest FILE`: the repository's own manifest is HTTP mode, the default."""
+    monkeypatch.chdir(servers.tmp)
+    items = await _check(servers, monkeypatch, SLACK_APP_TOKEN=servers.slack.app_token)
+    assert items["mode"].mark == OK and "no manifest.yml here" in items["mode"].detail
+    for name, value in servers.env(SLACK_APP_TOKEN=servers.slack.app_token).items():
+        monkeypatch.setenv(name, value)
+    named = {i.name: i async for i in checklist(REPO / "manifest.yml")}
+    assert named["mode"].mark == FAILED and "has Socket Mode off" in named["mode"].detail
+
+
+async def test_socket_mode_needs_no_signing_secret(
+    servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _manifest(servers, socket_mode=True)
+    items = await _check(
+        servers, monkeypatch, SLACK_APP_TOKEN=servers.slack.app_token, SLACK_SIGNING_SECRET=None
+    )
+    assert {name: item.mark for name, item in items.items()} == dict.fromkeys(items, OK)
+    assert items["mode"].detail == "Socket Mode, as manifest.yml says"
+    http = await _check(servers, monkeypatch, SLACK_APP_TOKEN=None, SLACK_SIGNING_SECRET=None)
+    assert http["settings"].mark == FAILED
+    assert "SLACK_SIGNING_SECRET is required in HTTP mode" in http["settings"].detail
+
+
+async def test_verbose_may_follow_the_command(servers: Servers) -> None:
+    """`novo-slack check -v`, as the docs say it: the checklist, with debug logging."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_OUR_PREFIXES)}
+    env.update(servers.env(NOVO_API_URL=_nobody_listens()), PYTHONPATH=str(REPO))
+    ran = await novo_slack("check", "-v", env=env, cwd=servers.tmp)
+    assert "unrecognized arguments" not in ran.err
+    assert ran.code == 1, ran.out + ran.err  # Novo does not answer
+    assert f"{FAILED} Novo: " in ran.out
+    assert "DEBUG" in ran.err
 
 
 def test_the_checked_scopes_are_the_manifests() -> None:

@@ -17,7 +17,7 @@ LIST = "GET /v1/interactions"
 
 
 async def _scrape(servers: Servers, bridge: Bridge) -> str:
-    return (await servers.http.get(f"{bridge.url}/metrics")).text
+    return (await servers.http.get(f"{bridge.metrics_url}/metrics")).text
 
 
 def _value(text: str, name: str, **labels: str) -> float:

@@ -3,25 +3,18 @@ without blocking the event loop that serves the simulator and the local Slack.""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import REPO, Ran, run
+
+__all__ = ["REPO", "Ran", "run"]  # the tests here ask podman and compose through these
+
 REQUIRED = "NOVO_SLACK_REQUIRE_PODMAN"
 """Set (to 1) by .ci/run: a machine without podman fails these tests instead of skipping."""
 CONTAINERS_CONF = REPO / "deploy" / "podman" / "containers.conf"
-
-
-@dataclass(frozen=True)
-class Ran:
-    code: int
-    out: str
-    err: str
 
 
 def require_podman() -> None:
@@ -47,31 +40,3 @@ async def podman(*args: str, timeout: float = 60.0, check: bool = True) -> Ran:
     return await run(
         "podman", "--runtime", "runc", *args, timeout=timeout, check=check, env=podman_env()
     )
-
-
-async def run(
-    *argv: str,
-    timeout: float,
-    check: bool = True,
-    env: dict[str, str] | None = None,
-    cwd: Path = REPO,
-) -> Ran:
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        async with asyncio.timeout(timeout):
-            out, err = await process.communicate()
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise AssertionError(f"{' '.join(argv)} still running after {timeout}s") from None
-    ran = Ran(process.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace"))
-    if check and ran.code != 0:
-        raise AssertionError(f"{' '.join(argv)} exited {ran.code}:\n{ran.err}{ran.out}")
-    return ran

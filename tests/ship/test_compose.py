@@ -19,6 +19,7 @@ from tests.ship.manifests import KUBERNETES, documents, setting_names
 from tests.ship.podman import REPO, podman_env, require_podman, run
 
 COMPOSE = REPO / "compose.yaml"
+DEMO = REPO / "compose.demo.yaml"
 IMAGE = f"novo-slack:{__version__}"
 
 
@@ -49,16 +50,24 @@ def test_two_bridge_replicas_on_postgresql_with_every_secret_a_file() -> None:
     assert "pgdata" in compose["volumes"]
 
 
-def test_the_demo_profile_runs_from_the_demo_image_alone() -> None:
-    """The demo needs the dev kit, which the bridge's image never carries: an image of its
-    own, made by devkit/Containerfile over the bridge's."""
-    demo = _compose()["services"]["demo"]
-    assert demo["profiles"] == ["demo"]
-    assert demo["command"][0] == "demo"
+def test_the_demo_runs_from_the_image_alone_and_says_it_is_healthy() -> None:
+    (resolved,) = documents(DEMO)
+    demo = resolved["services"]["demo"]
+    assert demo["command"][0] == "demo" and "--ui" in demo["command"]
     assert "secrets" not in demo and "depends_on" not in demo
+    # the dev kit is laid over the bridge's image: the bridge's image carries no stand-in
     assert demo["build"]["dockerfile"] == "devkit/Containerfile"
-    assert (COMPOSE.parent / demo["build"]["dockerfile"]).is_file()
-    assert demo["image"] != _compose()["x-image"]
+    assert (REPO / demo["build"]["dockerfile"]).is_file()
+    assert "environment" not in demo
+    # the image's own healthcheck asks NOVO_SLACK_PORT, which the demo's bridge does not take
+    assert "8700" in " ".join(demo["healthcheck"]["test"])
+    assert demo["image"].endswith(f":-novo-slack-demo:{__version__}}}")
+
+
+def test_compose_refuses_to_start_without_its_required_settings() -> None:
+    env = _compose()["x-bridge"]["environment"]
+    for name in ("NOVO_API_URL", "NOVO_SLACK_CHANNEL"):
+        assert env[name].startswith(f"${{{name}:?set {name} "), env[name]
 
 
 def test_compose_and_kubernetes_run_this_release() -> None:
@@ -76,16 +85,19 @@ def _podman_compose() -> str:
     return found
 
 
-@pytest.mark.parametrize("profile", [None, "demo"])
-async def test_podman_compose_resolves_it(profile: str | None, tmp_path: Path) -> None:
+async def test_podman_compose_resolves_it(tmp_path: Path) -> None:
     argv = [_podman_compose(), "-f", str(COMPOSE)]
-    if profile:
-        argv += ["--profile", profile]
     env = {k: v for k, v in podman_env().items() if not k.startswith(("NOVO_", "SLACK_"))}
     env["NOVO_API_URL"] = "https://novo.example"
+    env["NOVO_SLACK_CHANNEL"] = "C0123ABCD"
     ran = await run(*argv, "config", timeout=30, env=env, cwd=tmp_path)
     services = yaml.safe_load(ran.out)["services"]
     assert services["bridge"]["image"] == IMAGE
     assert services["bridge"]["environment"]["NOVO_API_URL"] == "https://novo.example"
     assert services["bridge"]["secrets"] == services["migrate"]["secrets"]
-    assert ("demo" in services) == (profile == "demo")
+    del env["NOVO_API_URL"]
+    refused = await run(*argv, "config", timeout=30, env=env, cwd=tmp_path, check=False)
+    assert refused.code != 0
+    assert "set NOVO_API_URL to Novo's API base" in refused.out + refused.err
+    demo = await run(_podman_compose(), "-f", str(DEMO), "config", timeout=30, cwd=tmp_path)
+    assert yaml.safe_load(demo.out)["services"]["demo"]["image"] == IMAGE

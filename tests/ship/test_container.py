@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from bot import __version__
 from bot.slack.ids import ActionId
 from novo_dev.demo.stack import ServersConfig, local_servers
 from novo_dev.localslack.driver import SlackDriver
@@ -92,6 +95,7 @@ class Rig:
             "--env", f"NOVO_SLACK_CHANNEL={CHANNEL}",
             "--env", "NOVO_SLACK_HOST=127.0.0.1",
             "--env", f"NOVO_SLACK_PORT={port}",
+            "--env", "NOVO_SLACK_METRICS_PORT=0",  # replicas share the host's network
             "--env", "NOVO_SLACK_POLL_SECONDS=0.2",
             "--env", "NOVO_SLACK_POST_RATE=50",
             self.image,
@@ -257,6 +261,13 @@ async def test_the_image_is_small_and_keeps_nothing_of_its_build(image: str) -> 
     assert "/data" in config["Volumes"]
     assert "NOVO_SLACK_DB=/data/novo-slack.db" in config["Env"]
     assert inspected["Healthcheck"]["Test"][:2] == ["CMD", "python3"]  # kept: --format docker
+    # what a platform team pins and traces, from `make image`
+    labels = config["Labels"]
+    assert labels["org.opencontainers.image.version"] == __version__
+    assert re.fullmatch(r"[0-9a-f]{40}", labels["org.opencontainers.image.revision"])
+    assert labels["org.opencontainers.image.source"]
+    created = labels["org.opencontainers.image.created"]
+    assert datetime.fromisoformat(created.replace("Z", "+00:00")).tzinfo is not None
     history = (await podman("history", "--no-trunc", "--format", "{{.CreatedBy}}", image)).out
     build_only = ("PIP_CERT", "ca-certificates.crt", "binutils", "pip install")
     assert not [word for word in build_only if word in history + json.dumps(config)]

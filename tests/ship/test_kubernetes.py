@@ -9,6 +9,7 @@ the image's user and port, the policy file's rules.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import kubernetes_validate
 import pytest
 from sqlalchemy.engine import make_url
 
+from bot.config import Settings
 from bot.policy.file import load_policy
 from tests.ship.manifests import KUBERNETES, documents, image_port, image_user, setting_names
 
@@ -116,3 +118,31 @@ def test_the_policy_in_the_configmap_is_one_the_bridge_accepts(tmp_path: Path) -
     written = tmp_path / key
     written.write_text(policy[key], encoding="utf-8")
     assert load_policy(written).rules
+
+
+def test_metrics_are_scraped_on_their_own_port_which_only_prometheus_reaches() -> None:
+    template = _one("Deployment")["spec"]["template"]
+    bridge = template["spec"]["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in bridge["ports"]}
+    metrics_port = Settings.model_fields["metrics_port"].default
+    assert ports == {"http": image_port(), "metrics": metrics_port}
+    assert template["metadata"]["annotations"]["prometheus.io/port"] == str(metrics_port)
+    service = {p["name"]: p["targetPort"] for p in _one("Service")["spec"]["ports"]}
+    assert service == {"http": "http", "metrics": "metrics"}
+    # the probes ask the Slack port, whose /readyz tells only ready or not
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert bridge[probe]["httpGet"]["port"] == "http"
+
+    policy = _one("NetworkPolicy")["spec"]
+    assert policy["podSelector"]["matchLabels"].items() <= template["metadata"]["labels"].items()
+    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+    # each port in from one place, and the two places differ
+    sources = {
+        port["port"]: json.dumps(rule["from"], sort_keys=True)
+        for rule in policy["ingress"]
+        for port in rule["ports"]
+    }
+    assert set(sources) == {"http", "metrics"} and sources["http"] != sources["metrics"]
+    allowed_out = {(p["port"], p["protocol"]) for rule in policy["egress"] for p in rule["ports"]}
+    assert allowed_out == {(53, "UDP"), (53, "TCP"), (5432, "TCP"), (443, "TCP")}
+    assert make_url(_one("ConfigMap", "novo-slack-settings")["data"]["NOVO_SLACK_DB"]).port == 5432

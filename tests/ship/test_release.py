@@ -12,8 +12,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from bot import __version__
+from bot.cli import main
 from bot.config import Settings, load_settings
 from bot.envfile import render_env_example
 from tests.ship.podman import REPO
@@ -98,10 +100,22 @@ def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) ->
     assert "(head)" in _run(command, "db", "upgrade", env=env, cwd=tmp_path)  # migrations packed
 
 
+_RELEASE = re.compile(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", re.MULTILINE)
+
+
 def test_one_version_and_its_changelog_entry() -> None:
+    """A release is a dated section of its own; a build between releases is not one."""
     text = CHANGELOG.read_text(encoding="utf-8")
-    assert f"## [{__version__}] - " in text
-    assert "## [Unreleased]" in text
+    unreleased = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    released = _RELEASE.findall(text)
+    assert released, "no dated release in CHANGELOG.md"
+    last = Version(released[0][0])
+    ours = Version(__version__)
+    if unreleased.strip():  # changes since the last release: this build is not it
+        assert ours > last, f"{ours} is not after the last release {last}"
+        assert ours.is_devrelease or ours.local, f"{ours} reads as a release"
+    else:
+        assert ours == last
     assert (
         "version ="
         not in (REPO / "pyproject.toml")
@@ -110,10 +124,13 @@ def test_one_version_and_its_changelog_entry() -> None:
     ), "pyproject.toml names a version of its own"
 
 
-def test_env_example_is_made_from_the_settings() -> None:
+def test_env_example_is_made_from_the_settings(capsys: pytest.CaptureFixture[str]) -> None:
     assert ENV_EXAMPLE.read_text(encoding="utf-8") == render_env_example(), (
         ".env.example is out of date: run `make env-example`"
     )
+    # and the installed command prints it, where there is no checkout to read it from
+    assert main(["settings"]) == 0
+    assert capsys.readouterr().out == render_env_example()
 
 
 def test_every_setting_says_what_it_means() -> None:

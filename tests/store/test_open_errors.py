@@ -76,6 +76,19 @@ async def test_an_unreachable_server_with_the_password_masked() -> None:
     assert "s3cret" not in message
 
 
+async def test_a_password_in_the_query_is_masked_and_harmless_parameters_shown() -> None:
+    """libpq and asyncpg also take the password as `?password=`; any parameter not known
+    to be harmless is masked, whatever its name."""
+    message = await _refused(
+        "postgresql://bridge@127.0.0.1:1/novo?password=s3cret&sslmode=disable&secret_token=t0k"
+    )
+    assert "s3cret" not in message and "t0k" not in message
+    assert "password=***" in message and "secret_token=***" in message
+    assert "sslmode=disable" in message
+    malformed = await _refused("postgresql://bridge@127.0.0.1:notaport/novo?password=s3cret")
+    assert "s3cret" not in malformed
+
+
 async def test_a_bad_url() -> None:
     message = await _refused("postgresql://bridge:s3cret@127.0.0.1:notaport/novo")
     assert "s3cret" not in message and "postgresql://bridge:***@" in message

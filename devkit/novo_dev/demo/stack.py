@@ -57,6 +57,7 @@ def bridge_environment(
         "default_channel": channel,
         "db_path": db,
         "port": 0,
+        "metrics_port": 0,
         "poll_seconds": poll_seconds,
         "config_path": policy,
         **more,

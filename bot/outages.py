@@ -1,0 +1,60 @@
+"""An outage of something the bridge depends on (Novo, Slack, the database), said twice.
+
+A dependency that is down fails every poll, retry and reconnect until it is
+back: logged each time, a 30 s Novo outage was 13 WARNING lines, and a night's
+was over a thousand, burying whatever else happened. Here the outage is said
+once at WARNING when it starts and once at WARNING when it ends (with how long
+it lasted and how many tries failed); every failure in between is a DEBUG line.
+The metrics carry the rest: `novo_slack_dependency_up{dependency}` (0 while
+down) to alert on, `novo_slack_outages_total{dependency}` to count them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from bot.metrics import DEPENDENCY_UP, OUTAGES
+
+
+class Outage:
+    """One dependency's state as this process saw it last: up, or down since when."""
+
+    def __init__(self, dependency: str, log: logging.Logger) -> None:
+        self.dependency = dependency
+        self._log = log
+        self._since: float | None = None
+        self._failures = 0
+        DEPENDENCY_UP.labels(dependency).set(1)
+
+    @property
+    def down(self) -> bool:
+        return self._since is not None
+
+    def failed(self, line: str, *args: object) -> None:
+        """A try failed: the first of an outage at WARNING (`line`), the rest at DEBUG."""
+        self._failures += 1
+        if self._since is None:
+            self._since = time.monotonic()
+            DEPENDENCY_UP.labels(self.dependency).set(0)
+            OUTAGES.labels(self.dependency).inc()
+            self._log.warning(line, *args)
+        else:
+            self._log.debug(line, *args)
+
+    def answered(self, line: str, *args: object) -> None:
+        """A try worked: the end of an outage at WARNING, followed by how long it lasted and
+        how many tries failed; nothing when there was none."""
+        since, self._since = self._since, None
+        failures, self._failures = self._failures, 0
+        if since is None:
+            return
+        DEPENDENCY_UP.labels(self.dependency).set(1)
+        lasted = time.monotonic() - since
+        self._log.warning(
+            f"{line} (down %.0fs, %d failed tr%s)",
+            *args,
+            lasted,
+            failures,
+            "y" if failures == 1 else "ies",
+        )

@@ -1,0 +1,80 @@
+"""A dependency's outage is said once when it starts and once when it ends.
+
+Everything between (each failed poll, each retry of a call, each redelivery of a
+decision that waits) is a DEBUG line; the metrics say the rest. Judged by what
+the log holds at WARNING, and by the outage metrics on the operator port.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.bridge.runtime import Bridge
+from bot.slack.ids import ActionId
+from novo_dev.localslack.driver import SlackDriver
+from tests.ops.conftest import CHANNEL, SIGNING_SECRET, Servers, sample
+from tests.support import wait_until
+
+FAILED_POLLS = 6
+"""Enough failed polls for the backoff to reach several seconds: a 30 s outage's worth
+of retries at the test's poll interval (0.1 s) without waiting 30 s."""
+
+
+async def _scrape(servers: Servers, bridge: Bridge) -> str:
+    return (await servers.http.get(f"{bridge.metrics_url}/metrics")).text
+
+
+def _moved(after: str, before: str, name: str, **labels: str) -> float:
+    return (sample(after, name, **labels) or 0.0) - (sample(before, name, **labels) or 0.0)
+
+
+async def test_a_novo_outage_is_two_warning_lines_and_a_metric(
+    servers: Servers, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot")
+    async with servers.bridge() as bridge:
+        interaction_id = await servers.create()
+        ts = await wait_until(lambda: servers.shown_ts(interaction_id), message="message shown")
+        before = await _scrape(servers, bridge)
+        caplog.clear()
+
+        await servers.fault(errorRate=1, status=503)  # every route: polls and the click
+        assert bridge.url is not None
+        async with SlackDriver(bridge.url, SIGNING_SECRET, servers.slack) as driver:
+            await driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+
+        async def long_down() -> str | None:
+            text = await _scrape(servers, bridge)
+            failed = _moved(text, before, "novo_slack_polls_total", result="failed")
+            return text if failed >= FAILED_POLLS else None
+
+        during: str = await wait_until(long_down, timeout=60, message="polls failing a while")
+        assert sample(during, "novo_slack_dependency_up", dependency="novo") == 0
+        assert sample(during, "novo_slack_outbox_depth") == 1  # the click waits
+
+        await servers.fault()
+
+        async def back() -> str | None:
+            text = await _scrape(servers, bridge)
+            up = sample(text, "novo_slack_dependency_up", dependency="novo") == 1
+            return text if up and sample(text, "novo_slack_outbox_depth") == 0 else None
+
+        after: str = await wait_until(back, timeout=60, message="Novo back, the decision in")
+
+    assert _moved(after, before, "novo_slack_outages_total", dependency="novo") == 1
+    lines = [r for r in caplog.records if r.name.startswith("bot")]
+    warnings = [r.getMessage() for r in lines if r.levelno >= logging.WARNING]
+    outage = [m for m in warnings if "Novo at" in m]
+    assert len(outage) == 2, warnings
+    assert "does not answer" in outage[0] and "retrying" in outage[0]
+    assert "answers again (down " in outage[1]
+    # the one decision that had to wait is said once, however often it was retried
+    waited = [
+        m for m in warnings if m.startswith(f"could not deliver decision on {interaction_id}")
+    ]
+    assert len(waited) == 1, warnings
+    assert set(warnings) == {*outage, *waited}, warnings
+    quiet = [r for r in lines if r.levelno == logging.DEBUG and "poll failed" in r.getMessage()]
+    assert len(quiet) >= FAILED_POLLS - 1  # the tries are there, at DEBUG
