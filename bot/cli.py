@@ -78,11 +78,34 @@ def _parser() -> argparse.ArgumentParser:
         help="after the first round, N new run steps a minute (default 0: none)",
     )
     _policy_parser(commands)
-    audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
-    audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
-    audit.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
-    audit.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    _audit_parser(commands)
     return parser
+
+
+def _audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`audit [export] [--since] [--id] [--format]` and `audit verify [--file EXPORT]`
+    (`audit` alone exports, as it did before it had verbs)."""
+    export_options = argparse.ArgumentParser(add_help=False)
+    export_options.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
+    export_options.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
+    export_options.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    audit = commands.add_parser(
+        "audit", parents=[export_options], help="print the audit trail, or verify its chain"
+    )
+    actions = audit.add_subparsers(dest="audit_command")
+    actions.add_parser(
+        "export", parents=[export_options], help="print the trail with its chain fields"
+    )
+    verify = actions.add_parser(
+        "verify", help="check the hash chain: exit 0 when intact, 1 naming where it breaks"
+    )
+    verify.add_argument(
+        "--file",
+        type=Path,
+        default=None,
+        metavar="EXPORT.jsonl",
+        help="an export (`audit export --format jsonl`) instead of the store",
+    )
 
 
 def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -183,10 +206,12 @@ async def _db(action: str) -> int:
 
 
 async def _audit(args: argparse.Namespace) -> int:
-    """Read beside a running bridge: the export never takes the store's lock."""
+    """Read beside a running bridge: neither the export nor a verify takes the store's lock."""
     from bot.audit import export_audit, parse_since
     from bot.store import StoreOpenError
 
+    if args.audit_command == "verify":
+        return await _verify(args.file)
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
@@ -199,6 +224,23 @@ async def _audit(args: argparse.Namespace) -> int:
     except StoreOpenError as exc:
         raise StartupFailure(str(exc)) from exc
     return 0
+
+
+async def _verify(export: Path | None) -> int:
+    """Exit 0 and one line when the chain is intact; 1 naming the first break."""
+    from bot.audit_verify import verify_file, verify_store
+    from bot.store import StoreOpenError
+
+    if export is not None:
+        verdict = verify_file(export)
+    else:
+        settings = load_settings_for(STORE_SETTINGS)
+        try:
+            verdict = await verify_store(settings.db_path)
+        except StoreOpenError as exc:
+            raise StartupFailure(str(exc)) from exc
+    print(verdict.line() if verdict.ok else f"chain broken: {verdict.line()}")
+    return 0 if verdict.ok else 1
 
 
 def _policy(args: argparse.Namespace) -> int:
