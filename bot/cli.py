@@ -137,6 +137,12 @@ def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         default=None,
         help="this policy file instead of NOVO_SLACK_CONFIG",
     )
+    advise = actions.add_parser(
+        "advise", help="figures from the audit trail, changes they call for"
+    )
+    advise.add_argument("--days", type=int, default=30, help="the window (default: 30 days)")
+    advise.add_argument("--format", choices=("text", "json"), default="text")
+    advise.add_argument("--policy", metavar="FILE", type=Path, help="not NOVO_SLACK_CONFIG")
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -249,6 +255,10 @@ def _policy(args: argparse.Namespace) -> int:
 
     if args.policy_command == "check":
         return check_policy(args.file)
+    if args.policy_command == "advise":
+        from bot.policy_advise import advise_command
+
+        return advise_command(args)
     return asyncio.run(
         explain_policy(
             interaction_id=args.interaction_id,

@@ -39,6 +39,7 @@ from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.approvals import VERB_APPROVED, approval_body
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
+from bot.services.shown import stood_in
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.allowance import OFFER_SCOPES, StandingOffer, report_text
 from bot.store import QueuedDecision, Store
@@ -101,7 +102,7 @@ class AllowanceService:
         if isinstance(done, DecisionOutcome):
             return done
         queued, snapshot, allowance = done
-        await self._decisions.clicked(interaction_id, queued.decision)
+        await self._decisions.clicked(interaction_id, queued.decision, snapshot)
         await self._store.record(
             "allowance_granted",
             self._clock(),
@@ -301,7 +302,10 @@ class AllowanceService:
                     now,
                     interaction_id,
                     by_id[interaction_id].allowance.granted_by.user_id,
-                    {"allowance": by_id[interaction_id].allowance.id},
+                    {
+                        "allowance": by_id[interaction_id].allowance.id,
+                        "shown": stood_in(by_id[interaction_id].allowance).detail(),
+                    },
                 )
                 for interaction_id in used
             ]

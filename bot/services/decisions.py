@@ -43,8 +43,9 @@ from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight,
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.reasons import slack_reason, standing_reason
+from bot.services.shown import decision_facts
 from bot.store import QueuedDecision, Store, TrackedInteraction
-from bot.store.audit import AuditEvent
+from bot.store.audit import AuditEvent, interaction_facts
 from bot.sync.final_metrics import observe_final
 from bot.sync.publisher import MessagePublisher
 
@@ -133,17 +134,24 @@ class DecisionService:
         if isinstance(recorded, DecisionOutcome):
             return recorded
         queued, snapshot = recorded
-        await self.clicked(interaction_id, decision)
+        await self.clicked(interaction_id, decision, snapshot)
         return await self.deliver(queued, snapshot)
 
-    async def clicked(self, interaction_id: str, decision: SlackDecision) -> None:
-        """The audit trail's word that a decision was queued (written after the ack)."""
+    async def clicked(
+        self, interaction_id: str, decision: SlackDecision, snapshot: Interaction | None = None
+    ) -> None:
+        """The audit trail's word that a decision was queued (written after the ack): who,
+        what they decided, under which rule, and what they saw when they did (`shown`)."""
+        if snapshot is None:
+            tracked = await self._store.get(interaction_id)
+            snapshot = tracked.snapshot if tracked is not None else None
         await self._store.record(
             "clicked",
             self._clock(),
             interaction_id=interaction_id,
             actor_id=decision.actor.user_id,
             verb=decision.verb,
+            **decision_facts(decision, self._rule_of(snapshot) if snapshot else None),
         )
 
     async def record(
@@ -239,7 +247,11 @@ class DecisionService:
                     self._clock(),
                     tracked.id,
                     decision.actor.user_id,
-                    {"verb": decision.verb, "via": "batch"},
+                    {
+                        "verb": decision.verb,
+                        "via": "batch",
+                        **decision_facts(decision, self._rule_of(tracked.snapshot)),
+                    },
                 )
             )
         await self._store.record_many(clicked)
@@ -379,6 +391,8 @@ class DecisionService:
         result: Interaction | None,
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
+        known = result or before
+        facts = interaction_facts(known, self._rule_of(known)) if known is not None else {}
         await self._store.record(
             "resolved",
             self._clock(),
@@ -390,6 +404,7 @@ class DecisionService:
                 if result is not None
                 else None
             ),
+            **facts,
         )
         if result is not None:
             observe_final(before, result, self._rule_of(result))

@@ -1,0 +1,127 @@
+"""The audit chain of a history made through real clicks: it verifies in the store and as
+an export, and an edited export line is named."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.audit import export_audit
+from bot.audit_verify import verify_file, verify_store
+from bot.cli import main
+from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
+from tests.e2e.conftest import CHANNEL, Loop
+from tests.support import wait_until
+
+
+async def _events(loop: Loop) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    await export_audit(loop.settings.db_path, fmt="jsonl", out=out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+async def _deny_with_reason(loop: Loop, ts: str, reason: str) -> None:
+    await loop.driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.DENY)
+    view = await wait_until(
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.DENY_MODAL), None
+        ),
+        message="deny modal opened",
+    )
+    value = {"type": "plain_text_input", "value": reason}
+    response = await loop.driver.submit_view(
+        "U0GRACE", view.id, {REASON_BLOCK_ID: {ActionId.REASON_INPUT: value}}
+    )
+    assert response.status_code == 200
+
+
+async def _answer(loop: Loop, ts: str) -> None:
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.ANSWER)
+    view = await wait_until(
+        lambda: next(
+            (v for v in loop.slack.views() if v.callback_id == CallbackId.QUESTION_MODAL), None
+        ),
+        message="question modal opened",
+    )
+    chosen = loop.driver.selected_option(view.id, "q0", ActionId.ANSWER_INPUT.value, "o1")
+    response = await loop.driver.submit_view(
+        "U0ADA", view.id, {"q0": {ActionId.ANSWER_INPUT.value: chosen}}
+    )
+    assert response.status_code == 200
+
+
+async def _history(loop: Loop) -> dict[str, str]:
+    """An approval, a denial with a reason, a question answered, an expiry; their ids."""
+    approved, denied = await loop.create(toolName="read_file"), await loop.create()
+    options = [{"id": "staging", "label": "Staging"}, {"id": "prod", "label": "Prod"}]
+    asked = await loop.create(
+        "question",
+        request={
+            "title": "Where?",
+            "questions": [{"id": "q_env", "prompt": "Which?", "options": options}],
+        },
+    )
+    lapsing = await loop.create(expiresInSeconds=1)
+    ids = {"approved": approved["id"], "denied": denied["id"], "answered": asked["id"]}
+    ids["expired"] = lapsing["id"]
+    ts = {name: await loop.posted(interaction_id) for name, interaction_id in ids.items()}
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts["approved"], ActionId.APPROVE)
+    await _deny_with_reason(loop, ts["denied"], "not during the freeze")
+    await _answer(loop, ts["answered"])
+    for interaction_id in ids.values():
+        await loop.api_get_final(interaction_id)
+
+    async def all_ended() -> bool:
+        ending = {
+            e["interaction_id"]
+            for e in await _events(loop)
+            if e["event"] in ("resolved", "expired")
+        }
+        return ending >= set(ids.values())
+
+    await wait_until(all_ended, message="every ending in the trail")
+    return ids
+
+
+async def test_a_history_of_clicks_verifies_and_an_edited_export_does_not(
+    loop: Loop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = await _history(loop)
+    events = await _events(loop)
+    expired = next(e for e in events if e["event"] == "expired")
+    assert expired["interaction_id"] == ids["expired"]  # read from resolution.reason
+    assert expired["detail"]["reason"] == "interaction_timeout"
+    denial = next(
+        e for e in events if e["event"] == "resolved" and e["interaction_id"] == ids["denied"]
+    )
+    assert denial["detail"]["body"]["reason"].endswith("not during the freeze")
+
+    verdict = await verify_store(loop.settings.db_path)
+    assert verdict.ok, verdict.line()
+    assert verdict.count == len(events)
+
+    monkeypatch.setenv("NOVO_SLACK_DB", str(loop.settings.db_path))
+    assert await asyncio.to_thread(main, ["audit", "verify"]) == 0
+    assert capsys.readouterr().out.startswith(f"{len(events)} events, chain intact from ")
+
+    export = tmp_path / "export.jsonl"
+    assert await asyncio.to_thread(main, ["audit", "export", "--format", "jsonl"]) == 0
+    export.write_text(capsys.readouterr().out)
+    assert verify_file(export).ok
+    assert await asyncio.to_thread(main, ["audit", "verify", "--file", str(export)]) == 0
+    capsys.readouterr()
+
+    lines = export.read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if ids["denied"] in line and '"resolved"' in line)
+    edited = json.loads(lines[at])
+    edited["detail"]["body"]["inputResponses"][0]["optionId"] = "approve"
+    lines[at] = json.dumps(edited)
+    export.write_text("\n".join(lines) + "\n")
+    assert await asyncio.to_thread(main, ["audit", "verify", "--file", str(export)]) == 1
+    said = capsys.readouterr().out
+    assert said.startswith(f"chain broken: event #{edited['id']} (") and ": edited" in said
