@@ -14,7 +14,9 @@ import pytest
 from bot.audit import export_audit
 from bot.audit_verify import verify_file, verify_store
 from bot.cli import main
+from bot.services.shown import blocks_text
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
+from bot.store.chain import text_hash
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
 
@@ -55,8 +57,10 @@ async def _answer(loop: Loop, ts: str) -> None:
     assert response.status_code == 200
 
 
-async def _history(loop: Loop) -> dict[str, str]:
-    """An approval, a denial with a reason, a question answered, an expiry; their ids."""
+async def _history(loop: Loop, cards: dict[str, str] | None = None) -> dict[str, str]:
+    """An approval, a denial with a reason, a question answered, an expiry; their ids.
+    `cards`: filled with the text each card showed just before its click."""
+    cards = {} if cards is None else cards
     approved, denied = await loop.create(toolName="read_file"), await loop.create()
     options = [{"id": "staging", "label": "Staging"}, {"id": "prod", "label": "Prod"}]
     asked = await loop.create(
@@ -70,6 +74,10 @@ async def _history(loop: Loop) -> dict[str, str]:
     ids = {"approved": approved["id"], "denied": denied["id"], "answered": asked["id"]}
     ids["expired"] = lapsing["id"]
     ts = {name: await loop.posted(interaction_id) for name, interaction_id in ids.items()}
+    for name in ("approved", "denied", "answered"):
+        message = loop.slack.message(CHANNEL, ts[name])
+        assert message is not None
+        cards[name] = blocks_text(message.blocks)
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts["approved"], ActionId.APPROVE)
     await _deny_with_reason(loop, ts["denied"], "not during the freeze")
     await _answer(loop, ts["answered"])
@@ -125,3 +133,31 @@ async def test_a_history_of_clicks_verifies_and_an_edited_export_does_not(
     assert await asyncio.to_thread(main, ["audit", "verify", "--file", str(export)]) == 1
     said = capsys.readouterr().out
     assert said.startswith(f"chain broken: event #{edited['id']} (") and ": edited" in said
+
+
+async def test_each_decision_event_carries_what_was_shown_at_the_click(loop: Loop) -> None:
+    cards: dict[str, str] = {}
+    ids = await _history(loop, cards)
+    events = await _events(loop)
+    clicked = {e["interaction_id"]: e for e in events if e["event"] == "clicked"}
+
+    approved = clicked[ids["approved"]]["detail"]
+    assert (approved["verb"], approved["rule"]) == ("Approved", "defaults")
+    shown = approved["shown"]
+    assert shown["source"] == "message"
+    assert shown["text"] == cards["approved"]  # the card as it stood, not as it is now
+    assert "read_file" in shown["text"]
+    assert shown["sha256"] == text_hash(shown["text"])
+    assert (shown["channel"], shown["ts"]) == (CHANNEL, await loop.posted(ids["approved"]))
+    now_shown = loop.slack.message(CHANNEL, shown["ts"])
+    assert now_shown is not None and blocks_text(now_shown.blocks) != shown["text"]
+
+    denied = clicked[ids["denied"]]
+    assert denied["actor_id"] == "U0GRACE"
+    assert (denied["detail"]["verb"], denied["detail"]["note"]) == (
+        "Denied",
+        "not during the freeze",
+    )
+    assert denied["detail"]["shown"]["source"] == "modal"  # the form stood in for the card
+    answered = clicked[ids["answered"]]["detail"]["shown"]
+    assert answered["source"] == "modal" and "Which?" in answered["text"]
