@@ -16,8 +16,9 @@ First, what chaining the audit trail adds to a click's writes (`--chain-only`: t
 alone): on a store already holding `--trail` events, each click's `clicked` event is
 appended as the bridge appends it, and every statement the store sends is counted, and
 the newest-event read's query plan shown (SQLite calls its walk of the table in rowid
-order, stopped by the LIMIT after one row, `SCAN audit`: no sort, one row read). Beside it, the same events inserted as they
-were before the chain (one INSERT, no read), for the time per event.
+order, stopped by the LIMIT after one row, `SCAN audit`: no sort, one row read).
+Beside it, the same events inserted as they were before the chain (one INSERT, no
+read), for the time per event.
 
 The simulator, the local Slack and the clicking all run in this one process, so
 on a small machine they share its cores with the replicas: the figures are the

@@ -18,6 +18,8 @@ from bot.services.shown import blocks_text
 from bot.slack.ids import REASON_BLOCK_ID, ActionId, CallbackId
 from bot.store.chain import text_hash
 from tests.e2e.conftest import CHANNEL, Loop
+from tests.e2e.test_allowances import STANDING, _approval, _approved_without_a_message, _grant
+from tests.e2e.test_questions import _question
 from tests.support import wait_until
 
 
@@ -161,3 +163,51 @@ async def test_each_decision_event_carries_what_was_shown_at_the_click(loop: Loo
     assert denied["detail"]["shown"]["source"] == "modal"  # the form stood in for the card
     answered = clicked[ids["answered"]]["detail"]["shown"]
     assert answered["source"] == "modal" and "Which?" in answered["text"]
+
+
+async def _event(loop: Loop, name: str, interaction_id: str) -> dict[str, Any]:
+    async def found() -> dict[str, Any] | None:
+        return next(
+            (
+                e
+                for e in await _events(loop)
+                if e["event"] == name and e["interaction_id"] == interaction_id
+            ),
+            None,
+        )
+
+    event: dict[str, Any] = await wait_until(found, message=f"{name} of {interaction_id}")
+    return event
+
+
+async def test_a_thread_reply_and_a_standing_approval_record_what_stood_in(loop: Loop) -> None:
+    interaction_id, ts = await _question(loop, {"id": "q_why", "prompt": "Why deploy now?"})
+    reply = await loop.driver.reply_in_thread("U0GRACE", CHANNEL, ts, "Tests are green.")
+    shown = (await _event(loop, "clicked", interaction_id))["detail"]["shown"]
+    assert shown["source"] == "thread reply"
+    assert (shown["text"], shown["channel"], shown["ts"]) == (
+        "Tests are green.",
+        CHANNEL,
+        reply.message.ts,
+    )
+
+    await loop.use_policy(STANDING)
+    granted_ts = await _grant(loop)
+    later = await _approval(loop, step=2)
+    await _approved_without_a_message(loop, later)
+    used = await _event(loop, "allowance_used", later)
+    stood_in = used["detail"]["shown"]
+    assert used["actor_id"] == "U0ADA" and stood_in["source"] == "standing approval"
+    assert stood_in["text"].startswith(f"Standing approval #{used['detail']['allowance']} by U0ADA")
+    assert "deploy_status of agt_deployer in run run_7Q2, until " in stood_in["text"]
+    granting = next(
+        e
+        for e in await _events(loop)
+        if e["event"] == "clicked"
+        and e["detail"]["shown"]
+        and e["detail"]["shown"]["ts"] == granted_ts
+    )
+    assert (
+        granting["actor_id"] == "U0ADA" and "deploy_status" in granting["detail"]["shown"]["text"]
+    )
+    assert (await verify_store(loop.settings.db_path)).ok
