@@ -18,7 +18,7 @@ from pathlib import Path
 from bot.bridge.startup import StartupFailure
 from bot.config import SettingsError, load_settings_for
 from bot.policy.file import PolicyError, PolicyFile, load_policy
-from bot.services.advice import Advice, Figures, advice_from
+from bot.services.advice import OUTCOMES, Advice, Figures, advice_from
 from bot.store import Store, StoreOpenError
 
 
@@ -80,17 +80,7 @@ def text_lines(advice: Advice) -> list[str]:
 
 
 def _figures(f: Figures) -> str:
-    parts = [
-        f"{count} {name}"
-        for name, count in (
-            ("approved", f.approved),
-            ("denied", f.denied),
-            ("answered", f.answered),
-            ("expired", f.expired),
-            ("cancelled", f.cancelled),
-        )
-        if count
-    ]
+    parts = [f"{getattr(f, name)} {name}" for name in OUTCOMES if getattr(f, name)]
     median = f.median_seconds
     if median is not None:
         parts.append(f"median {_duration(median)} to decide")

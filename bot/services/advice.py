@@ -44,6 +44,7 @@ ADVICE_DAYS = 30
 OUTSIDE_SLACK = "(outside Slack)"
 
 Outcome = Literal["approved", "denied", "answered", "expired", "cancelled"]
+OUTCOMES: tuple[Outcome, ...] = ("approved", "denied", "answered", "expired", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,16 @@ class Figures:
         if ending.decider is not None:
             self.deciders[ending.decider] += 1
 
+    def absorb(self, other: Figures) -> None:
+        """Add `other`'s counts to these (a coarser grouping)."""
+        for name in OUTCOMES:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.waits.extend(other.waits)
+        self.deciders.update(other.deciders)
+
     @property
     def total(self) -> int:
-        return self.approved + self.denied + self.answered + self.expired + self.cancelled
+        return sum(getattr(self, name) for name in OUTCOMES)
 
     @property
     def median_seconds(self) -> float | None:
@@ -89,11 +97,7 @@ class Figures:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "approved": self.approved,
-            "denied": self.denied,
-            "answered": self.answered,
-            "expired": self.expired,
-            "cancelled": self.cancelled,
+            **{name: getattr(self, name) for name in OUTCOMES},
             "total": self.total,
             "median_seconds_to_decide": self.median_seconds,
             "deciders": dict(self.deciders.most_common()),
@@ -210,11 +214,7 @@ def _merged(groups: dict[tuple[str, str, str], Figures], key: int) -> dict[Any, 
     """The figures summed over agents (key 2: by rule and tool) or tools too (by rule)."""
     merged: dict[Any, Figures] = {}
     for (rule, tool, _agent), figures in groups.items():
-        into = merged.setdefault((rule, tool) if key == 2 else rule, Figures())
-        for name in ("approved", "denied", "answered", "expired", "cancelled"):
-            setattr(into, name, getattr(into, name) + getattr(figures, name))
-        into.waits.extend(figures.waits)
-        into.deciders.update(figures.deciders)
+        merged.setdefault((rule, tool) if key == 2 else rule, Figures()).absorb(figures)
     return merged
 
 

@@ -56,6 +56,10 @@ async def _history(path: Path) -> None:
             await _ending(
                 store, "expired" if n < 6 else "resolved", "deploys", "deploy", "allow", now
             )
+        for n in range(40):  # 97.5% approved, but denied once: never a standing approval
+            await _ending(
+                store, "resolved", "reads", "stat_file", "deny" if n == 0 else "allow", now
+            )
         # outside the window: a denial of read_file 40 days ago does not count
         await _ending(store, "resolved", "reads", "read_file", "deny", now - timedelta(days=40))
     finally:
@@ -95,6 +99,10 @@ async def test_standing_for_the_tool_never_denied_only_and_the_expiring_rule_fla
     assert load_policy(merged).rules[0].allow_standing is not None
     by_tool = {(g["rule"], g["tool"]): g for g in report["groups"]}
     assert by_tool[("reads", "list_dir")]["denied"] == 5
+    assert (
+        by_tool[("reads", "stat_file")]["approved"],
+        by_tool[("reads", "stat_file")]["denied"],
+    ) == (39, 1)
     assert by_tool[("reads", "read_file")]["median_seconds_to_decide"] == 120.0
     assert by_tool[("reads", "read_file")]["deciders"] == {"U0ADA": 25}
 
