@@ -236,6 +236,7 @@ async def _verify(export: Path | None) -> int:
     """Exit 0 and one line when the chain is intact; 1 naming the first break."""
     from bot.audit_verify import verify_file, verify_store
     from bot.store import StoreOpenError
+    from bot.terminal import terminal_safe
 
     if export is not None:
         verdict = verify_file(export)
@@ -245,7 +246,7 @@ async def _verify(export: Path | None) -> int:
             verdict = await verify_store(settings.db_path)
         except StoreOpenError as exc:
             raise StartupFailure(str(exc)) from exc
-    print(verdict.line() if verdict.ok else f"chain broken: {verdict.line()}")
+    print(terminal_safe(verdict.line() if verdict.ok else f"chain broken: {verdict.line()}"))
     return 0 if verdict.ok else 1
 
 

@@ -20,6 +20,7 @@ from bot.config import SettingsError, load_settings_for
 from bot.policy.file import PolicyError, PolicyFile, load_policy
 from bot.services.advice import OUTCOMES, Advice, Figures, advice_from
 from bot.store import Store, StoreOpenError
+from bot.terminal import terminal_safe
 
 
 def advise_command(args: argparse.Namespace) -> int:
@@ -31,7 +32,9 @@ def advise_command(args: argparse.Namespace) -> int:
     except PolicyError as exc:
         raise SettingsError(str(exc)) from None
     advice = asyncio.run(_advice(settings.db_path, policy, args.days))
-    print(as_json(advice) if args.format == "json" else "\n".join(text_lines(advice)))
+    print(
+        as_json(advice) if args.format == "json" else terminal_safe("\n".join(text_lines(advice)))
+    )
     return 0
 
 

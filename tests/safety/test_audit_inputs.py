@@ -11,6 +11,7 @@ import pytest
 
 from bot.audit_verify import verify_file
 from bot.services.shown import blocks_text, shown_of
+from bot.terminal import terminal_safe
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,32 @@ def test_content_the_bridge_never_writes_is_edited(tmp_path: Path) -> None:
         "event #1 (2026-12-01 09:00:00 UTC, clicked): edited (its content no longer matches"
         " its hash)"
     )
+
+
+def test_an_escape_in_an_export_is_printed_as_text() -> None:
+    drawn_over = "clicked\x1b[2K\r12 events, chain intact\u202e"
+    assert terminal_safe(drawn_over) == "clicked\\x1b[2K\\x0d12 events, chain intact\\u202e"
+    assert terminal_safe("two\nlines") == "two\nlines"
+
+
+def test_the_verify_command_prints_an_exports_escapes_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    line = {
+        "id": 1,
+        "at": "2026-12-01T09:00:00Z",
+        "event": "clicked\x1b[2K\r1 events, chain intact",
+        "interaction_id": None,
+        "actor_id": None,
+        "detail": {},
+        "prev_hash": "0" * 64,
+        "hash": "0" * 64,
+    }
+    export = tmp_path / "export.jsonl"
+    export.write_text(json.dumps(line) + "\n")
+    assert main(["audit", "verify", "--file", str(export)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\r" not in out
+    assert out.startswith("chain broken: event #1 (2026-12-01 09:00:00 UTC, clicked\\x1b[2K")
