@@ -1,5 +1,6 @@
 """The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `sim` Novo,
-`demo` the loop, `policy` check and explain the policy file."""
+`demo` the loop, `policy` check, explain and advise on the policy file, `audit` export and
+verify the trail."""
 
 from __future__ import annotations
 
@@ -109,8 +110,10 @@ def _audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`policy check FILE` and `policy explain (--id | --file) [--policy FILE]`."""
-    policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
+    """`policy check FILE`, `policy explain (--id | --file) [--policy FILE]`, `policy advise`."""
+    policy = commands.add_parser(
+        "policy", help="check the policy file, explain a routing, or advise changes"
+    )
     actions = policy.add_subparsers(dest="policy_command", required=True)
     check = actions.add_parser(
         "check", help="validate a policy file (no settings, no network needed)"
