@@ -86,16 +86,14 @@ def _parser() -> argparse.ArgumentParser:
 def _audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`audit [export] [--since] [--id] [--format]` and `audit verify [--file EXPORT]`
     (`audit` alone exports, as it did before it had verbs)."""
-    export_options = argparse.ArgumentParser(add_help=False)
-    export_options.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
-    export_options.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
-    export_options.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
     audit = commands.add_parser(
-        "audit", parents=[export_options], help="print the audit trail, or verify its chain"
+        "audit", parents=[_export_options()], help="print the audit trail, or verify its chain"
     )
     actions = audit.add_subparsers(dest="audit_command")
-    actions.add_parser(
-        "export", parents=[export_options], help="print the trail with its chain fields"
+    actions.add_parser(  # unset here, an option given before `export` stands
+        "export",
+        parents=[_export_options(argparse.SUPPRESS)],
+        help="print the trail with its chain fields",
     )
     verify = actions.add_parser(
         "verify", help="check the hash chain: exit 0 when intact, 1 naming where it breaks"
@@ -107,6 +105,14 @@ def _audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         metavar="EXPORT.jsonl",
         help="an export (`audit export --format jsonl`) instead of the store",
     )
+
+
+def _export_options(unset: str | None = None) -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--since", default=unset, help="only the last span: 30m, 24h, 7d")
+    options.add_argument("--id", dest="interaction_id", default=unset, help="one interaction")
+    options.add_argument("--format", choices=("csv", "jsonl"), default=unset or "jsonl")
+    return options
 
 
 def _policy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
