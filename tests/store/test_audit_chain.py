@@ -162,8 +162,8 @@ async def test_an_export_verifies_and_an_edited_line_does_not(
     assert verify_file(export).line() == "line 1: not an audit event with its chain fields"
 
 
-async def test_the_migration_chains_the_events_already_there(tmp_path: Path) -> None:
-    path = tmp_path / "store.db"
+async def test_the_migration_chains_the_events_already_there(db: Database) -> None:
+    zone = "+00" if db.engine == "postgresql" else ""
 
     async def at_0012_with_events(connection: AsyncConnection) -> None:
         await connection.run_sync(upgrade_to, "0012")
@@ -171,13 +171,14 @@ async def test_the_migration_chains_the_events_already_there(tmp_path: Path) -> 
             await connection.execute(
                 text(
                     "INSERT INTO audit (id, at, event, detail) VALUES "
-                    f"({n}, '2026-11-30 09:00:0{n}.000000', 'posted', '{{\"ts\": \"{n}\"}}')"
+                    f"({n}, '2026-11-30 09:00:0{n}.000000{zone}', 'posted',"
+                    f' \'{{"ts": "{n}"}}\')'
                 )
             )
 
-    opened = await open_engine(path, at_0012_with_events)
+    opened = await open_engine(db.target, at_0012_with_events, schema=db.schema)
     await opened.close()
-    store = await Store.open(path)
+    store = await db.open()
     try:
         anchor = await store.audit_anchor()
         assert (anchor.after_id, anchor.prev_hash, anchor.chained_through) == (0, GENESIS, 5)
@@ -185,5 +186,4 @@ async def test_the_migration_chains_the_events_already_there(tmp_path: Path) -> 
         assert [e.id for e in await store.audit_entries()] == [1, 2, 5, 6]
     finally:
         await store.close()
-    verdict = await verify_store(path)
-    assert verdict.line() == "4 events, chain intact from 2026-11-30 09:00 UTC"
+    assert (await _verdict(db)).line() == "4 events, chain intact from 2026-11-30 09:00 UTC"
