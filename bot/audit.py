@@ -1,4 +1,6 @@
-"""`novo-slack audit`: the audit trail as CSV or JSON lines, for people and spreadsheets.
+"""`novo-slack audit [export]`: the audit trail as CSV or JSON lines, for people and
+spreadsheets, each event with its chain fields (`prev_hash`, `hash`), so a JSON lines
+export of the whole trail verifies on its own (`audit verify --file`).
 
 It reads the store beside a running bridge (no lock taken) in pages, so a
 large trail streams rather than filling memory. Details are printed as the
@@ -21,7 +23,7 @@ from bot.store.audit import AuditEntry
 
 _SPAN = re.compile(r"(\d+)\s*(m|h|d)")
 _UNIT = {"m": "minutes", "h": "hours", "d": "days"}
-CSV_FIELDS = ("id", "at", "event", "interaction_id", "actor_id", "detail")
+CSV_FIELDS = ("id", "at", "event", "interaction_id", "actor_id", "detail", "prev_hash", "hash")
 # A spreadsheet reads a cell starting with one of these as a formula (CSV injection):
 # OWASP's rule is to prefix such a cell with a single quote, which shows it as text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -48,6 +50,8 @@ def _row(entry: AuditEntry) -> dict[str, str]:
         "interaction_id": entry.interaction_id or "",
         "actor_id": entry.actor_id or "",
         "detail": json.dumps(entry.detail, ensure_ascii=False, sort_keys=True),
+        "prev_hash": entry.prev_hash,
+        "hash": entry.hash,
     }
 
 
@@ -92,12 +96,8 @@ async def export_audit(
     try:
         start = (now or datetime.now(UTC)) - since if since is not None else None
         writer = EntryWriter(fmt, out or sys.stdout)
-        after = 0
-        while page := await store.audit_entries(
-            since=start, interaction_id=interaction_id, after_id=after
-        ):
+        async for page in store.audit_pages(since=start, interaction_id=interaction_id):
             writer.write(page)
-            after = page[-1].id
         return writer.count
     finally:
         await store.close()

@@ -1,5 +1,5 @@
 """The `novo-slack` command: `run` the bridge, `check` it can, `db` its schema, `policy`
-check and explain the policy file, `audit` export the trail.
+check, test, explain and advise on the policy file, `audit` export and verify the trail.
 
 Commands of packages installed beside the bridge join through the `novo_slack.commands`
 entry points: the dev kit (devkit/) adds `sim` and `demo` that way, so the product never
@@ -66,10 +66,7 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     if plugins:
         _plugin_commands(commands)
     _policy_parser(commands)
-    audit = commands.add_parser("audit", help="print the audit trail (CSV or JSON lines)")
-    audit.add_argument("--since", default=None, help="only the last span: 30m, 24h, 7d")
-    audit.add_argument("--id", dest="interaction_id", default=None, help="one interaction")
-    audit.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    _audit_parser(commands)
     return parser
 
 
@@ -104,10 +101,44 @@ def _plugin_commands(commands: _Commands) -> None:
         found.load()(commands)
 
 
+def _audit_parser(commands: _Commands) -> None:
+    """`audit [export] [--since] [--id] [--format]` and `audit verify [--file EXPORT]`
+    (`audit` alone exports, as it did before it had verbs)."""
+    audit = commands.add_parser(
+        "audit", parents=[_export_options()], help="print the audit trail, or verify its chain"
+    )
+    actions = _Commands(audit.add_subparsers(dest="audit_command"))
+    actions.add_parser(  # unset here, an option given before `export` stands
+        "export",
+        parents=[_export_options(argparse.SUPPRESS)],
+        help="print the trail with its chain fields",
+    )
+    verify = actions.add_parser(
+        "verify", help="check the hash chain: exit 0 when intact, 1 naming where it breaks"
+    )
+    verify.add_argument(
+        "--file",
+        type=Path,
+        default=None,
+        metavar="EXPORT.jsonl",
+        help="an export (`audit export --format jsonl`) instead of the store",
+    )
+
+
+def _export_options(unset: str | None = None) -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--since", default=unset, help="only the last span: 30m, 24h, 7d")
+    options.add_argument("--id", dest="interaction_id", default=unset, help="one interaction")
+    options.add_argument("--format", choices=("csv", "jsonl"), default=unset or "jsonl")
+    return options
+
+
 def _policy_parser(commands: _Commands) -> None:
-    """`policy check FILE`, `policy test FILE CASES` and `policy explain (--id | --file)
-    [--policy FILE]`."""
-    policy = commands.add_parser("policy", help="check the policy file, or explain a routing")
+    """`policy check FILE`, `policy test FILE CASES`, `policy explain (--id | --file)
+    [--policy FILE]` and `policy advise`."""
+    policy = commands.add_parser(
+        "policy", help="check or test the policy file, explain a routing, or advise changes"
+    )
     actions = _Commands(policy.add_subparsers(dest="policy_command", required=True))
     check = actions.add_parser(
         "check", help="validate a policy file (no settings, no network needed)"
@@ -139,6 +170,12 @@ def _policy_parser(commands: _Commands) -> None:
         default=None,
         help="this policy file instead of NOVO_SLACK_CONFIG",
     )
+    advise = actions.add_parser(
+        "advise", help="figures from the audit trail, changes they call for"
+    )
+    advise.add_argument("--days", type=int, default=30, help="the window (default: 30 days)")
+    advise.add_argument("--format", choices=("text", "json"), default="text")
+    advise.add_argument("--policy", metavar="FILE", type=Path, help="not NOVO_SLACK_CONFIG")
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -208,10 +245,12 @@ async def _db(action: str) -> int:
 
 
 async def _audit(args: argparse.Namespace) -> int:
-    """Read beside a running bridge: the export never takes the store's lock."""
+    """Read beside a running bridge: neither the export nor a verify takes the store's lock."""
     from bot.audit import export_audit, parse_since
     from bot.store import StoreOpenError
 
+    if args.audit_command == "verify":
+        return await _verify(args.file)
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
@@ -226,6 +265,24 @@ async def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _verify(export: Path | None) -> int:
+    """Exit 0 and one line when the chain is intact; 1 naming the first break."""
+    from bot.audit_verify import verify_file, verify_store
+    from bot.store import StoreOpenError
+    from bot.terminal import terminal_safe
+
+    if export is not None:
+        verdict = verify_file(export)
+    else:
+        settings = load_settings_for(STORE_SETTINGS)
+        try:
+            verdict = await verify_store(settings.db_path)
+        except StoreOpenError as exc:
+            raise StartupFailure(str(exc)) from exc
+    print(terminal_safe(verdict.line() if verdict.ok else f"chain broken: {verdict.line()}"))
+    return 0 if verdict.ok else 1
+
+
 def _policy(args: argparse.Namespace) -> int:
     """`policy check` reads a file alone; `policy explain` may ask Novo and Slack."""
     from bot.policy_cli import check_policy, explain_policy
@@ -236,6 +293,10 @@ def _policy(args: argparse.Namespace) -> int:
         from bot.policy.cases import run_cases
 
         return run_cases(args.file, args.cases)
+    if args.policy_command == "advise":
+        from bot.policy_advise import advise_command
+
+        return advise_command(args)
     return asyncio.run(
         explain_policy(
             interaction_id=args.interaction_id,

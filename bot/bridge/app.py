@@ -21,6 +21,7 @@ from bot.bridge.presenter import failure_text, requester
 from bot.bridge.priority import ClicksFirstApp
 from bot.bridge.replays import once_per_request
 from bot.bridge.wiring import Services
+from bot.services.shown import note_shown
 from bot.slack.credentials import SlackIdentity
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,14 @@ def build_bolt_app(
         context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
     ) -> None:
         context[SERVICES_KEY] = services
+        await next()
+
+    @app.middleware
+    async def keep_what_was_shown(
+        body: dict[str, Any], next: Callable[[], Awaitable[None]]
+    ) -> None:
+        """The message, form or reply the request carries, for the decision's audit event."""
+        note_shown(body)
         await next()
 
     @app.error

@@ -181,6 +181,24 @@ class Interaction(NovoModel):
         """Pending only when Novo says so: an unknown status counts as not pending."""
         return self.status == "pending"
 
+    @property
+    def ending_reason(self) -> str | None:
+        """Why it ended: the echoed `reason`, else the resolution's.
+
+        The API puts an expiry's `interaction_timeout` in `resolution.reason`
+        only (the top-level `reason` is an echo of what a resolver passed, null
+        for an expiry), so reading the top level alone misses every expiry.
+        """
+        for reason in (self.reason, (self.resolution or {}).get("reason")):
+            if isinstance(reason, str) and reason:
+                return reason
+        return None
+
+    @property
+    def timed_out(self) -> bool:
+        """Cancelled because nobody answered before `expiresAt`."""
+        return self.status == "cancelled" and self.ending_reason == TIMEOUT_REASON
+
     def resolution_body(self) -> ResolveInteractionBody | None:
         """The recorded response parsed back into a body (None while pending)."""
         if self.resolution is None:

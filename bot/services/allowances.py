@@ -48,6 +48,7 @@ from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.approvals import VERB_APPROVED, approval_body
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
+from bot.services.shown import stood_in
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.allowance import OFFER_SCOPES, StandingOffer, report_text
 from bot.store import QueuedDecision, Store
@@ -336,7 +337,11 @@ class AllowanceService:
             max_seconds,
             (
                 AuditEvent(
-                    "allowance_used", now, interaction.id, granter, {"allowance": allowance.id}
+                    "allowance_used",
+                    now,
+                    interaction.id,
+                    granter,
+                    {"allowance": allowance.id, "shown": stood_in(allowance).detail()},
                 ),
             ),
         )

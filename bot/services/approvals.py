@@ -19,6 +19,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
@@ -34,6 +35,7 @@ from bot.outcomes import DecisionOutcome, Notice, OutcomeKind, Tally
 from bot.services.acking import NOT_SAVED, Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import UNCHECKED, DeciderGate
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, UNKNOWN, DecisionService
+from bot.services.shown import shown_now
 from bot.slack.directory import DirectoryUnavailable
 from bot.store import QueuedDecision, Store, Vote
 from bot.store.audit import AuditEvent
@@ -80,9 +82,11 @@ def vote_events(
         for user_id, why in cast.dropped.items()
     ]
     if cast.ballot.counted:
-        detail = {"tally": f"{len(cast.ballot.standing)} of {cast.quorum}"}
+        detail: dict[str, Any] = {"tally": f"{len(cast.ballot.standing)} of {cast.quorum}"}
         if via is not None:
             detail["via"] = via
+        shown = shown_now()
+        detail["shown"] = shown.detail() if shown is not None else None
         events.append(AuditEvent("voted", now, interaction_id, actor.user_id, detail))
     return events
 

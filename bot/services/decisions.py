@@ -44,9 +44,10 @@ from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight,
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.reasons import slack_reason, standing_reason
+from bot.services.shown import decision_facts
 from bot.store import QueuedDecision, Store, TrackedInteraction
 from bot.store.allowances import Grant
-from bot.store.audit import AuditEvent
+from bot.store.audit import AuditEvent, interaction_facts
 from bot.store.rows import DecisionState
 from bot.sync.final_metrics import observe_final
 
@@ -137,20 +138,36 @@ class DecisionService:
         queued, snapshot = recorded
         return await self.deliver(queued, snapshot)
 
-    async def clicked(self, interaction_id: str, decision: SlackDecision) -> None:
+    async def clicked(
+        self, interaction_id: str, decision: SlackDecision, snapshot: Interaction | None = None
+    ) -> None:
         """The audit trail's word that a decision was queued, for a decision whose write
         could not carry it (a quorum's sealing vote)."""
-        await self._store.record_many(self.decision_trail(interaction_id, decision, None))
+        if snapshot is None:
+            tracked = await self._store.get(interaction_id)
+            snapshot = tracked.snapshot if tracked is not None else None
+        await self._store.record_many(self.decision_trail(interaction_id, decision, None, snapshot))
 
     def decision_trail(
-        self, interaction_id: str, decision: SlackDecision, allowance: Allowance | None
+        self,
+        interaction_id: str,
+        decision: SlackDecision,
+        allowance: Allowance | None,
+        snapshot: Interaction | None,
     ) -> list[AuditEvent]:
         """The audit events of a decision as it is queued (and of the allowance granted with
-        it): the one place they are made, written in the decision's own transaction."""
+        it): the one place they are made, written in the decision's own transaction. The
+        `clicked` event says who decided what, under which rule, and what they saw when
+        they did (`shown`, from the request Slack signed)."""
         now = self._clock()
+        rule = self._rule_of(snapshot) if snapshot is not None else None
         events = [
             AuditEvent(
-                "clicked", now, interaction_id, decision.actor.user_id, {"verb": decision.verb}
+                "clicked",
+                now,
+                interaction_id,
+                decision.actor.user_id,
+                {"verb": decision.verb, **decision_facts(decision, rule)},
             )
         ]
         if allowance is not None:
@@ -205,7 +222,9 @@ class DecisionService:
             lease,
             commit_by=commit_by,
             grant=grant,
-            trail=lambda kept, allowance: self.decision_trail(interaction_id, decision, allowance),
+            trail=lambda kept, allowance: self.decision_trail(
+                interaction_id, decision, allowance, tracked.snapshot
+            ),
         )
         if queued is None:
             return await self.not_queued(interaction_id, tracked.snapshot)
@@ -271,7 +290,11 @@ class DecisionService:
                     self._clock(),
                     tracked.id,
                     decision.actor.user_id,
-                    {"verb": decision.verb, "via": "batch"},
+                    {
+                        "verb": decision.verb,
+                        "via": "batch",
+                        **decision_facts(decision, self._rule_of(tracked.snapshot)),
+                    },
                 )
             )
         await self._store.record_many(clicked)
@@ -411,6 +434,8 @@ class DecisionService:
         result: Interaction | None,
     ) -> DecisionOutcome:
         interaction_id = queued.interaction_id
+        known = result or before
+        facts = interaction_facts(known, self._rule_of(known)) if known is not None else {}
         await self._store.record(
             "resolved",
             self._clock(),
@@ -422,6 +447,7 @@ class DecisionService:
                 if result is not None
                 else None
             ),
+            **facts,
         )
         if result is not None:
             observe_final(before, result, self._rule_of(result))

@@ -41,6 +41,7 @@ from bot.clock import Clock
 from bot.messages.publisher import MessagePublisher
 from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
+from bot.services.advice import ADVICE_DAYS, advice_from
 from bot.services.reports import outcome_of, stats_by_rule
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
@@ -216,7 +217,15 @@ class DigestService:
             waiters=longest_waits(ended, pending, now),
             rules=entry.rules,
             agent_names=self._policy.current.agents,
+            advice=await self._advice(entry, now),
+            trail_head=await self._store.audit_head(),
         )
+
+    async def _advice(self, entry: DigestEntry, now: datetime) -> str | None:
+        """The top proposal among the rules the entry covers."""
+        advice = await advice_from(self._store, self._policy.current, ADVICE_DAYS, now)
+        covered = [p for p in advice.proposals if entry.covers(p.rule)]
+        return covered[0].summary if covered else None
 
     async def _item(self, tracked: TrackedInteraction) -> DigestItem:
         return DigestItem(tracked.snapshot, link=await self._link(tracked))

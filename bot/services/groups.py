@@ -24,7 +24,7 @@ from datetime import timedelta
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
 from bot.messages.publisher import MessagePublisher
-from bot.novo.models import TIMEOUT_REASON, Interaction, ResolveInteractionBody
+from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.approvals import (
@@ -68,7 +68,7 @@ ENDED_ELSEWHERE = {"allow": ItemFate.APPROVED_ELSEWHERE, "deny": ItemFate.DENIED
 def _already(interaction: Interaction, in_slack: bool) -> ItemFate:
     """How an item had ended before the click (e.g. denied elsewhere)."""
     if interaction.status == "cancelled":
-        if interaction.reason == TIMEOUT_REASON:
+        if interaction.timed_out:
             return ItemFate.EXPIRED
         return ItemFate.CANCELLED
     if in_slack:

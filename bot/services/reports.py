@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import Interaction
 from bot.store import TrackedInteraction
 
 OUTCOMES = ("approved", "denied", "answered", "dismissed", "cancelled", "expired", "gone")
@@ -25,7 +25,7 @@ def outcome_of(tracked: TrackedInteraction) -> str:
     if tracked.gone and snapshot.is_pending:
         return "gone"
     if snapshot.status == "cancelled":
-        if snapshot.reason == TIMEOUT_REASON:
+        if snapshot.timed_out:
             return "expired"
         if tracked.decided_in_slack is not None and snapshot.kind == "question":
             return "dismissed"

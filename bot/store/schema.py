@@ -28,7 +28,10 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   says which group an interaction belongs to.
 - `audit`: every transition (posted, clicked, refused, voted, resolved, 409/404,
   expired, reminded, escalated, digest sent), oldest pruned after
-  NOVO_SLACK_AUDIT_DAYS.
+  NOVO_SLACK_AUDIT_DAYS; each event hashed with the one before it (`prev_hash`,
+  `hash`: see `bot.store.chain`).
+- `audit_chain`: one row, where the kept chain starts (the id and hash the first
+  kept event follows), when the chain began and which older events it took in.
 - `digests`: each scheduled digest, claimed once per scheduled time.
 - `home_views`: who opened the App Home tab when, and what it last showed them.
 - `allowances`: standing approvals a decider granted (rule, scope, agent, tool, run,
@@ -284,8 +287,21 @@ audit = Table(
     Column("interaction_id", Text),
     Column("actor_id", Text),
     Column("detail", Text, nullable=False),
+    Column("prev_hash", Text, nullable=False),
+    Column("hash", Text, nullable=False),
     Index("audit_at", "at"),
     Index("audit_interaction", "interaction_id"),
+)
+
+audit_chain = Table(
+    "audit_chain",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("after_id", Integer, nullable=False),
+    Column("prev_hash", Text, nullable=False),
+    Column("started_at", UtcDateTime, nullable=False),
+    Column("chained_through", Integer, nullable=False),
+    CheckConstraint("id = 1", name="audit_chain_one_row"),
 )
 
 digests = Table(

@@ -25,14 +25,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.domain import Allowance
 from bot.store.allowances import allowance_of
 from bot.store.base import StoreBase
+from bot.store.chain import AuditEvent, append_events
 from bot.store.interactions import ID_CHUNK
-from bot.store.records import dump_record
 from bot.store.rows import QueuedDecision, TakenStep, TrackedMessage, message, queued, taken_step
 from bot.store.schema import (
     MessageKind,
     MessageState,
     allowances,
-    audit,
     decisions,
     messages,
     steps,
@@ -104,20 +103,16 @@ class SendQueries(StoreBase):
             recorded = {s.key for s in sent if await _record(connection, s, now)}
             claimed = {key for key in claims if await _claim(connection, key, now)}
             entries = [
-                {
-                    "at": now,
-                    "event": "posted",
-                    "interaction_id": s.key.interaction_id,
-                    "actor_id": None,
-                    "detail": dump_record(
-                        {"channel": s.slack_channel, "ts": s.ts, **s.audit_detail}
-                    ),
-                }
+                AuditEvent(
+                    "posted",
+                    now,
+                    interaction_id=s.key.interaction_id,
+                    detail={"channel": s.slack_channel, "ts": s.ts, **s.audit_detail},
+                )
                 for s in sent
                 if s.key in recorded
             ]
-            if entries:
-                await connection.execute(audit.insert(), entries)
+            await append_events(connection, entries)  # last: it holds the chain to the commit
             return claimed, recorded
 
         return await self._transaction(work)

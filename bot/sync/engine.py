@@ -41,10 +41,11 @@ from bot.messages.publisher import MessagePublisher
 from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
 from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
+from bot.store.audit import interaction_facts
 from bot.store.schema import MessageState
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
@@ -549,17 +550,19 @@ class SyncEngine:
             await self._store.record("gone", self._clock(), interaction_id=tracked.id, status=404)
             current = None
         if current is not None:
-            observe_final(tracked.snapshot, current, self._router.rule_for(current))
+            rule = self._router.rule_for(current)
+            observe_final(tracked.snapshot, current, rule)
             await self._store.update_snapshot(current, self._clock())
             if tracked.snapshot.is_pending and not current.is_pending:
                 await self._store.record(
-                    "expired" if current.reason == TIMEOUT_REASON else "ended",
+                    "expired" if current.timed_out else "ended",
                     self._clock(),
                     interaction_id=tracked.id,
                     status=current.status,
                     decision=current.decision,
-                    reason=current.reason,
+                    reason=current.ending_reason,
                     decided_in_slack=tracked.decided_in_slack is not None,
+                    **interaction_facts(current, rule),
                 )
         await self._store.drop_drafts_for(tracked.id)  # nobody can submit those forms now
         report.finalized.append(tracked.id)

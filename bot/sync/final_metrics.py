@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.metrics import EXPIRED, RULE_DEFAULTS, TIME_TO_DECISION
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import Interaction
 
 
 def observe_final(
@@ -13,7 +13,7 @@ def observe_final(
     under the policy rule it fell under."""
     if before is not None and before.status != "pending":
         return
-    if after.status == "cancelled" and after.reason == TIMEOUT_REASON:
+    if after.timed_out:
         EXPIRED.labels(rule).inc()
     elif after.status == "resolved" and after.resolved_at is not None:
         waited = (after.resolved_at - after.created_at).total_seconds()

@@ -194,3 +194,34 @@ async def test_a_digest_slack_refuses_is_not_tried_again(loop: Loop) -> None:
     await _state(loop, 0, at, "skipped")
     await _nothing_more_to_send(loop)
     assert _digests(loop, MANAGERS) == []
+
+
+async def test_the_digest_carries_the_top_advice_and_pins_the_trail(loop: Loop) -> None:
+    at = _minute_ahead()
+    await loop.use_policy(RULES + f"digest:\n  - {{to: {MANAGERS}, cron: {_cron(at)}}}\n")
+    assert loop.bridge.services is not None
+    store = loop.bridge.services.store
+    asked = (loop.clock() - timedelta(minutes=3)).isoformat()
+    for _ in range(20):  # twenty approvals of one tool under a rule without allow_standing
+        await store.audit(
+            "resolved",
+            loop.clock(),
+            interaction_id="int_x",
+            actor_id=ADA,
+            answer={"status": "resolved", "decision": "allow"},
+            rule="prod-deploys",
+            kind="approval_request",
+            tool="deploy_docs",
+            agent="agt_deployer",
+            created_at=asked,
+        )
+    _move_to(loop, at + timedelta(seconds=1))
+    text = await _digest(loop)
+    assert (
+        '💡 deploy_\u200bdocs under rule "prod-deploys": approved 20 of 20 times (100%) in 30 days,'
+        " never denied: allow standing approvals for it · `novo-slack policy advise` has"
+    ) in text
+    head = re.search(r"Audit trail head: event #(\d+), `([0-9a-f]{64})`", text)
+    assert head is not None
+    pinned = {e.id: e.hash for e in await store.audit_entries()}
+    assert pinned[int(head.group(1))] == head.group(2)

@@ -270,7 +270,7 @@ async def test_stats_count_outcomes_waits_and_expiry_by_rule(loop: Loop) -> None
     denial = {"inputResponses": [{"requestId": ids["deploy_web"], "optionId": "deny"}]}
     assert (await loop.api_resolve(ids["deploy_web"], denial)).status_code == 200
     records = {i: await loop.api_get_final(i) for i in [*ids.values(), lapsing["id"]]}
-    assert records[lapsing["id"]]["reason"] == "interaction_timeout"
+    assert records[lapsing["id"]]["resolution"] == {"reason": "interaction_timeout"}
 
     async def all_ended() -> bool:
         for interaction_id in records:

@@ -126,12 +126,10 @@ async def test_short_window_expires_the_whole_run(novo: NovoClient, control: Sim
         return None if record.is_pending else record
 
     expired: Interaction = await wait_until(expired_record, message="the expiry")
-    assert (expired.status, expired.decision, expired.reason) == (
-        "cancelled",
-        "cancel",
-        TIMEOUT_REASON,
-    )
+    # as the API says: the echo `reason` is null, the resolution says why
+    assert (expired.status, expired.decision, expired.reason) == ("cancelled", "cancel", None)
     assert expired.resolution == {"reason": TIMEOUT_REASON}
+    assert expired.timed_out and expired.ending_reason == TIMEOUT_REASON
     assert expired.expires_at is None
 
     other = await novo.get(sibling["id"])

@@ -14,6 +14,7 @@ from bot.slack.render.digest import (
     EXPIRED_BLOCK_ID,
     PENDING_BLOCK_ID,
     SHOWN_ITEMS,
+    TRAIL_BLOCK_ID,
     WAITERS_BLOCK_ID,
     Asked,
     DigestFacts,
@@ -226,3 +227,16 @@ def test_an_item_link_that_is_not_a_plain_url_is_left_out() -> None:
     item = DigestItem(_approval(1), link="https://x.slack.com/a|<!channel>")
     pending = _text(render_digest(_facts(pending=[item])), PENDING_BLOCK_ID)
     assert "Open" not in pending and "<!channel>" not in pending
+
+
+def test_the_advice_and_the_trail_head_close_the_digest() -> None:
+    """The advice names tools (the agent's text): escaped, so it can ping nobody."""
+    advice = 'read_file <!channel> under rule "reads": approved 25 of 25 times'
+    message = render_digest(_facts(advice=advice, trail_head=(12_408, "3f" * 32)))
+    assert_valid_message(message)
+    assert block_ids(message)[-1] == TRAIL_BLOCK_ID
+    text = _text(message, TRAIL_BLOCK_ID)
+    assert "<!channel>" not in text and "&lt;!channel&gt;" in text
+    assert "`novo-slack policy advise` has the figures" in text
+    assert text.endswith(f"Audit trail head: event #12408, `{'3f' * 32}`")
+    assert TRAIL_BLOCK_ID not in block_ids(render_digest(_facts()))

@@ -66,7 +66,7 @@ def test_expiry_is_lazy_and_takes_the_run_with_it(state: SimState, advance: Adva
     for item_id in (short.id, sibling.id):
         item = state.get(item_id)
         assert item.status == "cancelled" and item.decision == "cancel"
-        assert item.reason == "interaction_timeout"
+        assert item.reason is None  # the doc: only the resolution says why
         assert item.resolution == {"reason": "interaction_timeout"}
         assert item.expires_at is None
         assert item.resolved_at == expired_at == item.updated_at
@@ -84,7 +84,11 @@ def test_expired_question_has_no_decision(
     )
     advance(1)
     got = state.get(item.id)
-    assert (got.status, got.decision, got.reason) == ("cancelled", None, "interaction_timeout")
+    assert (got.status, got.decision, got.ending_reason) == (
+        "cancelled",
+        None,
+        "interaction_timeout",
+    )
 
 
 def test_expired_answer_conflicts_but_cancel_is_idempotent(
@@ -96,7 +100,7 @@ def test_expired_answer_conflicts_but_cancel_is_idempotent(
         state.resolve(item.id, approve(item.id))
     assert (conflict.value.status, conflict.value.type) == (409, "idempotency_key_conflict")
     again = state.resolve(item.id, body(cancel=True, reason="late"))
-    assert (again.status, again.reason) == ("cancelled", "interaction_timeout")
+    assert (again.status, again.ending_reason) == ("cancelled", "interaction_timeout")
 
 
 def test_extend_moves_the_deadline(state: SimState, advance: Advance) -> None:

@@ -81,7 +81,10 @@ async def _another_writer(db: Database) -> AsyncIterator[None]:
     if db.engine == "sqlite":
         holder = sqlite3.connect(db.target, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
-        holder.execute("INSERT INTO audit (at, event, detail) VALUES ('2026-11-30', 'x', '{}')")
+        holder.execute(
+            "INSERT INTO audit (at, event, detail, prev_hash, hash)"
+            " VALUES ('2026-11-30', 'x', '{}', '', '')"
+        )
         try:
             yield
         finally:

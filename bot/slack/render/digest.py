@@ -60,6 +60,7 @@ DECIDED_BUDGET = 2_000
 EXPIRED_BUDGET = 2_800
 PENDING_BUDGET = 2_800
 WAITERS_BUDGET = 1_200
+ADVICE_BUDGET = 600
 """Shares of the message's text; with the header they stay under MESSAGE_TEXT_BUDGET."""
 
 DECIDED_OUTCOMES = ("approved", "denied", "answered", "dismissed")
@@ -72,6 +73,7 @@ DECIDED_BLOCK_ID = "novo_digest_decided"
 EXPIRED_BLOCK_ID = "novo_digest_expired"
 PENDING_BLOCK_ID = "novo_digest_pending"
 WAITERS_BLOCK_ID = "novo_digest_waiters"
+TRAIL_BLOCK_ID = "novo_digest_trail"
 
 _LINK_SAFE = re.compile(r"https?://[^\s<>|]+")
 
@@ -133,6 +135,10 @@ class DigestFacts:
     waiters: Sequence[Waiter] = ()
     rules: tuple[str, ...] | None = None
     agent_names: Mapping[str, str] = field(default_factory=dict)
+    advice: str | None = None
+    """The top proposal of `novo-slack policy advise` for the rules it covers."""
+    trail_head: tuple[int, str] | None = None
+    """The audit chain's newest event (id, hash): posted here, it pins the trail."""
 
 
 def _inline(text: str, limit: int) -> str:
@@ -307,6 +313,18 @@ def _section(block_id: str, text: str) -> dict[str, Any]:
     return {"type": "section", "block_id": block_id, "text": mrkdwn(text, SECTION_TEXT)}
 
 
+def _trail_lines(facts: DigestFacts) -> list[str]:
+    """The advice (its tool names are the agent's text: escaped) and the chain's head."""
+    lines = []
+    if facts.advice:
+        advice = _inline(facts.advice, ADVICE_BUDGET)
+        lines.append(f"💡 {advice} · `novo-slack policy advise` has the figures")
+    if facts.trail_head is not None:
+        number, digest = facts.trail_head
+        lines.append(f"Audit trail head: event #{number}, `{digest}`")
+    return lines
+
+
 def render_digest(facts: DigestFacts) -> RenderedMessage:
     """The digest message: header, period, decided, expired, pending now, longest waits."""
     decided = sum(f.outcomes.get(o, 0) for f in facts.figures for o in DECIDED_OUTCOMES)
@@ -341,6 +359,15 @@ def render_digest(facts: DigestFacts) -> RenderedMessage:
     blocks.append(_section(PENDING_BLOCK_ID, text))
     if facts.waiters:
         blocks.append(_section(WAITERS_BLOCK_ID, _waiters_text(facts)))
+    trail = _trail_lines(facts)
+    if trail:
+        blocks.append(
+            {
+                "type": "context",
+                "block_id": TRAIL_BLOCK_ID,
+                "elements": [mrkdwn("\n".join(trail), ADVICE_BUDGET + 200)],
+            }
+        )
     summary = (
         f"{TITLE}: {decided} decided, {len(facts.expired)} expired,"
         f" {len(facts.pending)} pending now"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.domain import SlackDecision
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import Interaction
 from bot.outcomes import (
     BadAnswer,
     DecisionOutcome,
@@ -164,9 +164,9 @@ def describe_final_state(interaction: Interaction, decided_in_slack: SlackDecisi
         if decided_in_slack.verb.startswith("Chose"):
             return f"{who} already {verb}."
         return f"It was already {verb} by {who}."
-    reason = interaction.reason or ""
+    reason = interaction.ending_reason or ""
     if interaction.status == "cancelled":
-        if reason == TIMEOUT_REASON:
+        if interaction.timed_out:
             return "It expired: nobody decided in time."
         return "It was cancelled" + _reason_suffix(reason)
     if interaction.decision == "allow":

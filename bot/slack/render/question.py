@@ -222,8 +222,8 @@ def _status_block(interaction: Interaction, ctx: MessageContext) -> dict[str, An
         text = full or f"{ICON_EXPIRED} {EXPIRED_TEXT} · {_finalized_at_token(interaction)}"
     elif state == "cancelled":
         text = f"{ICON_CANCELLED} {DISMISSED_ELSEWHERE_TEXT} · {_finalized_at_token(interaction)}"
-        reason = interaction.reason or (interaction.resolution or {}).get("reason")
-        if isinstance(reason, str) and reason:
+        reason = interaction.ending_reason
+        if reason:
             text += "\nReason: " + fit_escaped(reason, STATUS_TEXT - len(text) - 9)
     else:
         return status_block(interaction, ctx)

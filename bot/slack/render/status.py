@@ -16,7 +16,7 @@ Public API:
 * :func:`is_ended` — whether a message shrinks to header, outcome and Details.
 * :func:`message_metadata` — the Slack message metadata that finds the
   message again after a crash.
-* :func:`is_timeout`, :func:`outcome_words`, :func:`deadline_text` — the
+* :func:`outcome_words`, :func:`deadline_text` — the
   pieces of the status line, for a renderer that words a state its own way.
 * :func:`fenced_code`, :func:`actor_mention`, :func:`actor_name`,
   :func:`quote` — formatting helpers the renderers share (and
@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from bot.novo.models import TIMEOUT_REASON, Interaction
+from bot.novo.models import Interaction
 from bot.slack.ids import METADATA_EVENT_TYPE
 from bot.slack.limits import SECTION_TEXT
 from bot.slack.render.common import ZERO_WIDTH_SPACE as ZERO_WIDTH_SPACE
@@ -91,7 +91,7 @@ def display_state(interaction: Interaction, ctx: MessageContext) -> DisplayState
     """
     if ctx.gone:
         return "gone"
-    if interaction.status == "cancelled" and is_timeout(interaction):
+    if interaction.timed_out:
         return "expired"
     if ctx.decided_in_slack is not None:
         return "decided"
@@ -109,12 +109,6 @@ def display_state(interaction: Interaction, ctx: MessageContext) -> DisplayState
 def accepts_decisions(interaction: Interaction, ctx: MessageContext) -> bool:
     """Decision buttons only while nobody has decided and nothing is on its way."""
     return display_state(interaction, ctx) == "pending"
-
-
-def is_timeout(interaction: Interaction) -> bool:
-    """Novo cancels an expired pause with reason `interaction_timeout` (record or resolution)."""
-    recorded = (interaction.resolution or {}).get("reason")
-    return TIMEOUT_REASON in (interaction.reason, recorded)
 
 
 def outcome_words(interaction: Interaction) -> tuple[str, str]:
@@ -199,8 +193,8 @@ def _status_text(interaction: Interaction, ctx: MessageContext) -> str:
         icon, verb = outcome_words(interaction)
         where = " outside Slack" if state == "elsewhere" else ""
         line = f"{icon} {verb}{where} · {date_token(_finalized_at(interaction))}"
-        reason = interaction.reason or (interaction.resolution or {}).get("reason")
-        shown = f"Reason: {escape_mrkdwn(reason)}" if isinstance(reason, str) and reason else None
+        reason = interaction.ending_reason
+        shown = f"Reason: {escape_mrkdwn(reason)}" if reason else None
         return _with_tail(line, shown)
     who = asker(interaction, ctx)
     return f"{ICON_PENDING} {ASKED_BY} {who} · {deadline_text(interaction, ctx.now)}"

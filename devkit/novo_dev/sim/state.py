@@ -340,7 +340,8 @@ class SimState:
             update={
                 "status": "cancelled",
                 "decision": "cancel" if item.kind == "approval_request" else None,
-                "reason": TIMEOUT_REASON,
+                # as the API says: the echo `reason` stays null, the resolution says why
+                "reason": None,
                 "resolution": {"reason": TIMEOUT_REASON},
                 "expires_at": None,
                 "resolved_at": moment,
