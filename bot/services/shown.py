@@ -58,6 +58,12 @@ def note_shown(body: Any) -> None:
     _SHOWN.set(shown_of(body))
 
 
+def note_offer(shown: Shown) -> None:
+    """What a click on an ephemeral offer decided on: Slack sends no message with such a
+    click, so the service that made the offer says what it showed."""
+    _SHOWN.set(shown)
+
+
 def decision_facts(decision: SlackDecision, rule: str | None) -> dict[str, Any]:
     """What a decision event adds to who and what: the rule, the person's words, and
     what they saw (None when the decision came from no request of theirs)."""

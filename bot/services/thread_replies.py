@@ -44,6 +44,7 @@ from bot.services.acking import Acknowledge, window_of
 from bot.services.deciders import DeciderGate
 from bot.services.decisions import DecisionService, ReplyMark
 from bot.services.questions import ACTION_LABEL_CHARS, CHOICE_GONE, VERB_ANSWERED
+from bot.services.shown import Shown, note_offer
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.common import clean_text, defuse_mrkdwn, truncate
 from bot.slack.render.outcomes import fact_text, outcome_text
@@ -228,6 +229,10 @@ class ThreadReplyService:
             return interaction_id or "", CHOICE_GONE
         tracked = await self._store.get(interaction_id)
         response = InputResponse.model_validate(saved[0])
+        if tracked is not None:
+            # what the person saw and clicked: the offer naming their reply, under it
+            offered, _ = send_offer(*offer_words(tracked.snapshot, response), value)
+            note_offer(Shown("thread reply", offered, offer.channel, offer.ts))
         decision = SlackDecision(
             actor=actor,
             at=self._clock(),

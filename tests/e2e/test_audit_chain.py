@@ -183,13 +183,20 @@ async def _event(loop: Loop, name: str, interaction_id: str) -> dict[str, Any]:
 async def test_a_thread_reply_and_a_standing_approval_record_what_stood_in(loop: Loop) -> None:
     interaction_id, ts = await _question(loop, {"id": "q_why", "prompt": "Why deploy now?"})
     reply = await loop.driver.reply_in_thread("U0GRACE", CHANNEL, ts, "Tests are green.")
+    offer = await wait_until(
+        lambda: next((e for e in loop.slack.ephemerals("U0GRACE") if "Send" in e.text), None),
+        message="the offer to send the reply",
+    )
+    assert (await loop.driver.click_ephemeral_button(offer, ActionId.SEND_REPLY)).status_code == 200
     shown = (await _event(loop, "clicked", interaction_id))["detail"]["shown"]
+    # what Grace clicked: the offer naming her reply, in the thread under her reply
     assert shown["source"] == "thread reply"
     assert (shown["text"], shown["channel"], shown["ts"]) == (
-        "Tests are green.",
+        offer.text,
         CHANNEL,
         reply.message.ts,
     )
+    assert "Tests are green." in shown["text"]
 
     await loop.use_policy(STANDING)
     granted_ts = await _grant(loop)

@@ -100,4 +100,4 @@ async def test_podman_compose_resolves_it(tmp_path: Path) -> None:
     assert refused.code != 0
     assert "set NOVO_API_URL to Novo's API base" in refused.out + refused.err
     demo = await run(_podman_compose(), "-f", str(DEMO), "config", timeout=30, cwd=tmp_path)
-    assert yaml.safe_load(demo.out)["services"]["demo"]["image"] == IMAGE
+    assert yaml.safe_load(demo.out)["services"]["demo"]["image"] == f"novo-slack-demo:{__version__}"
