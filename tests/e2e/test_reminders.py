@@ -133,8 +133,10 @@ async def test_an_escalation_says_what_waits_and_then_how_it_ended(
 async def test_a_restart_between_two_steps_repeats_and_loses_none(
     loop: Loop, tmp_path: Path
 ) -> None:
-    await _with_policy(loop, tmp_path, '  remind: ["50%", "2s"]\n')
-    _, ts = await _approval(loop, 6)
+    # the steps 12 s apart (at 3 s and 15 s of 20): room for a restart on a busy machine,
+    # where one that ended after the second step's time would meet it as missed
+    await _with_policy(loop, tmp_path, '  remind: ["15%", "5s"]\n')
+    _, ts = await _approval(loop, 20)
     await _replied(loop, ts, 1)
     await loop.restart()
     await _replied(loop, ts, 2)
