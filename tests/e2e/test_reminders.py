@@ -147,12 +147,14 @@ async def test_a_restart_between_two_steps_repeats_and_loses_none(
 async def test_a_window_moved_later_moves_the_steps_not_yet_taken(
     loop: Loop, tmp_path: Path
 ) -> None:
+    # windows of 10 s: both posted and the one moved before its first step (at 5 s), even
+    # on a busy machine
     await _with_policy(loop, tmp_path, '  remind: ["50%"]\n')
-    moved, moved_ts = await _approval(loop, 3)
-    _, steady_ts = await _approval(loop, 3)
-    await loop.control.extend(moved, 5)
-    await _replied(loop, steady_ts, 1)  # the unmoved one's step, at 1.5 s
-    assert _replies(loop, moved_ts) == []  # the moved one's is at 4 s now
+    moved, moved_ts = await _approval(loop, 10)
+    _, steady_ts = await _approval(loop, 10)
+    await loop.control.extend(moved, 10)
+    await _replied(loop, steady_ts, 1)  # the unmoved one's step, at 5 s
+    assert _replies(loop, moved_ts) == []  # the moved one's is at 10 s now
     (reply,) = await _replied(loop, moved_ts, 1)
     assert "seconds left" in reply.text
-    await loop.shows(moved_ts, "Expired", "after 8 s")
+    await loop.shows(moved_ts, "Expired", "after 20 s")
