@@ -99,7 +99,9 @@ async def test_a_killed_replica_and_its_successor_apply_each_use_once(
             log = _requests(await world.sim_log())
             return all(_resolves(log, i, 503) >= 1 for i in ids)
 
-        await wait_until(refused_once, message="every use tried once")
+        # each use asks the decider gate and has a transaction of its own, in a replica
+        # process: on a busy machine the burst's uses take a while
+        await wait_until(refused_once, timeout=PROCESS_TIMEOUT, message="every use tried once")
         await holder.kill()
         await world.fault()
 
@@ -107,7 +109,7 @@ async def test_a_killed_replica_and_its_successor_apply_each_use_once(
             records = [await _novo_record(world, i) for i in ids]
             return all(r["status"] == "resolved" for r in records)
 
-        await wait_until(all_resolved, timeout=40, message="every use approved")
+        await wait_until(all_resolved, timeout=PROCESS_TIMEOUT, message="every use approved")
         log = _requests(await world.sim_log())
         for interaction_id in ids:
             record = await _novo_record(world, interaction_id)
