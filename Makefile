@@ -90,7 +90,7 @@ image: $(if $(filter localhost/novo-base:%,$(BASE_IMAGE)),base-image)  ## the co
 	  --build-arg BASE_IMAGE=$(BASE_IMAGE) --build-arg VERSION=$(VERSION) \
 	  --build-arg REVISION=$(REVISION) --build-arg SOURCE=$(SOURCE) \
 	  --build-arg CREATED=$(shell date -u +%Y-%m-%dT%H:%M:%SZ) \
-	  -t $(IMAGE) -t $(COMMIT_TAG) -f Containerfile .
+	  -t $(IMAGE) $(if $(filter $(COMMIT_TAG),$(IMAGE)),,-t $(COMMIT_TAG)) -f Containerfile .
 	@$(WITH_CONF) $(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
 
 base-image:  ## localhost/novo-base:bookworm from Debian's packages, unless it exists

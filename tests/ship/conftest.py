@@ -28,7 +28,13 @@ def image() -> Iterator[str]:
         return
     started = time.monotonic()
     built = subprocess.run(
-        ["make", "--no-print-directory", "image", f"IMAGE={TEST_IMAGE}"],
+        [
+            "make",
+            "--no-print-directory",
+            "image",
+            f"IMAGE={TEST_IMAGE}",
+            f"COMMIT_TAG={TEST_IMAGE}",
+        ],
         cwd=REPO,
         env=podman_env(),
         capture_output=True,
