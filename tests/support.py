@@ -58,6 +58,14 @@ def scaled(seconds: float) -> float:
     return seconds * time_scale()
 
 
+def trigger_ttl() -> float:
+    """How long the tests' local Slack lets a trigger_id open a modal. Slack allows 3 s, and
+    the tests' local Slack enforces that rule only where it is the subject (its own tests):
+    elsewhere the bridge opening a form within 3 s is a speed, measured by `bench.forms`,
+    and a busy machine may take longer without the bridge doing anything wrong."""
+    return scaled(DEFAULT_TIMEOUT)
+
+
 @dataclass(frozen=True)
 class Ran:
     code: int

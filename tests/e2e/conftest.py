@@ -35,7 +35,7 @@ from novo_dev.localslack.server import LocalSlack
 from novo_dev.sim.control import SimControl
 from novo_dev.sim.server import SimServer
 from tests.postgres import fresh_database
-from tests.support import DEFAULT_TIMEOUT, FakeClock, wait_until
+from tests.support import DEFAULT_TIMEOUT, FakeClock, trigger_ttl, wait_until
 
 SIGNING_SECRET = "e2e-signing-secret"
 API_KEY = "novo-e2e-key"
@@ -291,7 +291,7 @@ async def open_loop(
     PostgreSQL URL), with these settings changed (`post_rate=5.0`); `workdir` also holds
     the policy files scenarios write. The one rig every in-process loop starts from."""
     config = StackConfig(
-        servers=ServersConfig(api_key=API_KEY, people=PEOPLE),
+        servers=ServersConfig(api_key=API_KEY, people=PEOPLE, trigger_ttl=trigger_ttl()),
         db=workdir / "bridge.db",
         channel=CHANNEL,
         signing_secret=SIGNING_SECRET,

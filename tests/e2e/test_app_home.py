@@ -27,7 +27,7 @@ from bot.store import Store
 from novo_dev.localslack import LocalSlack, StoredView, start_local_slack
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.e2e.test_deciders import ONLY_ADA
-from tests.support import wait_until
+from tests.support import trigger_ttl, wait_until
 
 DEPLOY: dict[str, Any] = {"toolName": "deploy_service", "input": {"service": "billing-api"}}
 NOTHING_WAITING = "Nothing is waiting on you"
@@ -221,7 +221,10 @@ async def test_home_opened_over_socket_mode(loop: Loop) -> None:
 @pytest.fixture
 async def home_parts(tmp_path: Path) -> AsyncIterator[tuple[Store, LocalSlack, HomeService]]:
     """A HomeService of its own over a store and the local Slack, no scheduler running."""
-    async with await start_local_slack() as slack, await Store.open(tmp_path / "home.db") as store:
+    async with (
+        await start_local_slack(trigger_ttl=trigger_ttl()) as slack,
+        await Store.open(tmp_path / "home.db") as store,
+    ):
         gateway = SlackGateway(build_web_client(slack.bot_token, slack.api_url))
         policy = LivePolicy(CHANNEL)
         publisher = MessagePublisher(store, gateway, utc_now, policy=policy)

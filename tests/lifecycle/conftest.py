@@ -23,7 +23,7 @@ from novo_dev.demo.stack import ServersConfig, local_servers, without_bridge_set
 from novo_dev.localslack.server import LocalSlack
 from novo_dev.sim.control import SimControl
 from novo_dev.sim.server import SimServer
-from tests.support import PROCESS_TIMEOUT, DeadlinePassed, bounded, wait_until
+from tests.support import PROCESS_TIMEOUT, DeadlinePassed, bounded, trigger_ttl, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 SIGNING_SECRET = "lifecycle-signing-secret"
@@ -147,7 +147,7 @@ class World:
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     async with (
-        local_servers(ServersConfig(api_key=API_KEY)) as servers,
+        local_servers(ServersConfig(api_key=API_KEY, trigger_ttl=trigger_ttl())) as servers,
         httpx.AsyncClient(timeout=10) as http,
     ):
         env = without_bridge_settings(os.environ)

@@ -22,6 +22,7 @@ from novo_dev.demo.stack import Person, ServersConfig, bridge_environment, local
 from novo_dev.localslack.server import LocalSlack
 from novo_dev.sim.control import SimControl
 from novo_dev.sim.server import SimServer
+from tests.support import trigger_ttl
 
 API_KEY = "ops-novo-key"
 SIGNING_SECRET = "ops-signing-secret"
@@ -87,7 +88,9 @@ class Servers:
 
 @pytest.fixture
 async def servers(tmp_path: Path) -> AsyncIterator[Servers]:
-    config = ServersConfig(api_key=API_KEY, people=[Person("U0ADA", "ada", "Ada Lovelace")])
+    config = ServersConfig(
+        api_key=API_KEY, people=[Person("U0ADA", "ada", "Ada Lovelace")], trigger_ttl=trigger_ttl()
+    )
     async with local_servers(config) as running, httpx.AsyncClient(timeout=10) as http:
         yield Servers(running.sim, running.slack, http, tmp_path)
 

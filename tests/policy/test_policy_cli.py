@@ -26,6 +26,7 @@ from novo_dev.localslack.server import LocalSlack
 from novo_dev.sim.control import SimControl
 from novo_dev.sim.server import SimServer
 from tests.novo.conftest import approval_wire, question_wire
+from tests.support import trigger_ttl
 
 POLICY = """
 agents:
@@ -288,7 +289,7 @@ async def servers(
     ]
     sre = Group("S0SRE", "sre", ["U0CAROL", "U0BOB"])
     async with local_servers(
-        ServersConfig(api_key=API_KEY, people=people, groups=[sre])
+        ServersConfig(api_key=API_KEY, people=people, groups=[sre], trigger_ttl=trigger_ttl())
     ) as running:
         yield running.sim, running.slack
 

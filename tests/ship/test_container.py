@@ -36,7 +36,7 @@ from novo_dev.sim.server import SimServer
 from tests.e2e.conftest import _block_text
 from tests.replicas.conftest import database_url
 from tests.ship.podman import podman
-from tests.support import PROCESS_TIMEOUT, wait_until
+from tests.support import PROCESS_TIMEOUT, trigger_ttl, wait_until
 
 SIGNING_SECRET = "container-signing-secret"
 API_KEY = "container-novo-key"
@@ -142,7 +142,7 @@ async def rig(image: str, tmp_path: Path) -> AsyncIterator[Rig]:
     volume = f"novo-slack-test-{uuid.uuid4().hex[:10]}"
     await podman("volume", "create", volume)
     async with (
-        local_servers(ServersConfig(api_key=API_KEY)) as servers,
+        local_servers(ServersConfig(api_key=API_KEY, trigger_ttl=trigger_ttl())) as servers,
         httpx.AsyncClient(timeout=5) as http,
     ):
         secrets = tmp_path / "secrets"

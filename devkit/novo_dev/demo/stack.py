@@ -22,6 +22,7 @@ from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
 from bot.config import Settings, load_settings
 from bot.secretfiles import file_setting_names
+from bot.slack import limits
 from novo_dev.localslack.driver import SlackDriver
 from novo_dev.localslack.server import LocalSlack, start_local_slack
 from novo_dev.sim.demo_data import DEFAULT_INTERVAL_SECONDS
@@ -110,6 +111,9 @@ class ServersConfig:
     demo_interval_seconds: float = DEFAULT_INTERVAL_SECONDS  # with demo; 0: never after the seed
     demo_seed: bool = True  # with demo: open on every template once
     seed: int | None = None
+    trigger_ttl: float = limits.TRIGGER_TTL_SECONDS
+    """How long a trigger_id opens a modal: Slack's 3 s unless a test stretches it (how fast
+    the bridge opens a form is `bench.forms`'s figure, not a verdict of a behaviour test)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,7 @@ async def local_servers(config: ServersConfig) -> AsyncIterator[LocalServers]:
             demo_seed=config.demo_seed,
             seed=config.seed,
         ) as sim,
-        await start_local_slack() as slack,
+        await start_local_slack(trigger_ttl=config.trigger_ttl) as slack,
     ):
         for channel_id, name in config.channels:
             slack.add_channel(channel_id, name)
