@@ -39,7 +39,7 @@ from bot.novo.models import (
     Interaction,
     ResolveInteractionBody,
 )
-from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body
+from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body, outcome_of, recorded_outcome
 from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import DeciderGate
@@ -319,9 +319,39 @@ class DecisionService:
         return results
 
     async def _redeliver(self, queued: QueuedDecision) -> DecisionOutcome:
+        """Send a queued decision again, unless Novo already holds it.
+
+        An earlier attempt may have been applied with its answer lost (a timeout, a 5xx
+        from a gateway, this process killed mid-call). Resending the same outcome is
+        harmless to Novo (idempotent), but it is a second resolve of a decision taken
+        once, so the record is read first and, when it carries this decision's outcome
+        and reason, the decision is closed as delivered without a call.
+        """
         tracked = await self._store.get(queued.interaction_id)
         snapshot = tracked.snapshot if tracked else None
-        return await self.deliver(queued, snapshot, source="redelivery")
+        decision, body = await self._labelled(queued)
+        taken = await self._taken_already(queued.interaction_id, body)
+        if taken is None:
+            return await self.deliver(queued, snapshot, source="redelivery")
+        outcome = await self._delivered(queued, decision, body, snapshot, taken)
+        count_decision(outcome.kind.value, source="redelivery", first_attempt=False)
+        return outcome
+
+    async def _taken_already(
+        self, interaction_id: str, body: ResolveInteractionBody
+    ) -> Interaction | None:
+        """Novo's record when it already carries this body's outcome and reason (so an
+        earlier attempt of this very decision was applied); None to send it."""
+        try:
+            async with asyncio.timeout(DELIVERY_ATTEMPT_SECONDS):
+                current = await self._novo.get(interaction_id)
+        except (TimeoutError, NovoError):
+            return None  # sending finds out; Novo takes the same outcome again as a no-op
+        if current.ending_reason != body.reason or current.is_pending:
+            return None
+        if recorded_outcome(current) != outcome_of(current, body):
+            return None
+        return current
 
     async def deliver(
         self, queued: QueuedDecision, snapshot: Interaction | None, *, source: str = "click"

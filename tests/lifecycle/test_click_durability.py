@@ -82,3 +82,31 @@ async def test_every_acked_click_reaches_novo_once_across_kill_9(world: World) -
         path = f"/v1/interactions/{interaction_id}/resolve"
         applied = [r for r in await world.sim_log() if r["path"] == path and r["status"] == 200]
         assert len(applied) == 1, f"{interaction_id} resolved {len(applied)} times"
+
+
+async def test_a_decision_novo_took_before_a_kill_9_is_not_sent_again(world: World) -> None:
+    """Novo applied the approval, but the bridge died before hearing so: its outbox still
+    holds the decision. After the restart it looks at Novo before sending again, sees its own
+    decision recorded there, and closes it, so Novo is asked once."""
+    world.slack.add_user("U0ADA", "ada", "Ada Lovelace")
+    interaction_id = await _create(world)
+    bridge, url = await _started(world)
+    ts = await wait_until(lambda: _ts_of(world, interaction_id), message="posted")
+    await world.fault(routes="resolve", hang=True, afterApply=True)
+    async with SlackDriver(url, SIGNING_SECRET, world.slack) as driver:
+        answer = await driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+    assert answer.status_code == 200
+
+    async def applied() -> bool:
+        return (await _record(world, interaction_id))["status"] == "resolved"
+
+    await wait_until(applied, message="Novo applied the approval; its answer is held")
+    await bridge.kill()
+    await world.fault()  # the held answer goes to a process that is gone
+    bridge, _ = await _started(world)
+    await bridge.saw(rf"Approved {interaction_id} \(U0ADA\)")
+    path = f"/v1/interactions/{interaction_id}/resolve"
+    asked = [r for r in await world.sim_log() if r["path"] == path]
+    assert len(asked) == 1, f"Novo was asked {len(asked)} times: {asked}"
+    record = await _record(world, interaction_id)
+    assert record["reason"] == "Approved in Slack by U0ADA (Ada Lovelace)"

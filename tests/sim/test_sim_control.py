@@ -60,6 +60,18 @@ async def test_rate_limit_applies_nothing(client: httpx.AsyncClient, create: Cre
     assert (await client.get(f"/v1/interactions/{item['id']}")).json()["status"] == "pending"
 
 
+async def test_a_fault_after_apply_applies_the_request_and_loses_its_answer(
+    client: httpx.AsyncClient, create: Create
+) -> None:
+    item = await create(kind="approval_request")
+    await faults(client, errorRate=1.0, status=502, routes="resolve", afterApply=True)
+    body = {"inputResponses": [{"requestId": item["id"], "optionId": "approve"}]}
+    lost = await client.post(f"/v1/interactions/{item['id']}/resolve", json=body)
+    assert lost.status_code == 502
+    record = (await client.get(f"/v1/interactions/{item['id']}")).json()
+    assert (record["status"], record["decision"]) == ("resolved", "allow")
+
+
 async def test_error_rate_is_seeded(client: httpx.AsyncClient) -> None:
     async def statuses() -> list[int]:
         return [(await client.get("/v1/interactions")).status_code for _ in range(30)]

@@ -118,15 +118,23 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 @web.middleware
 async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Auth, then injected faults, on public routes; expiry applied before any request."""
+    """Auth, then injected faults, on public routes; expiry applied before any request.
+    Faults come before the request is applied, or after it with `afterApply`."""
     control = request.app[CONTROL]
-    if request.path.startswith(PUBLIC_PREFIX):
+    public = request.path.startswith(PUBLIC_PREFIX)
+    if public:
         _check_auth(request, control.api_key)
+        if not control.faults.after_apply:
+            faulted = await _fault(request, control)
+            if faulted is not None:
+                return faulted
+    request.app[STATE].expire_due()
+    response = await handler(request)
+    if public and control.faults.after_apply:
         faulted = await _fault(request, control)
         if faulted is not None:
-            return faulted
-    request.app[STATE].expire_due()
-    return await handler(request)
+            return faulted  # applied all the same: only its answer is lost
+    return response
 
 
 def _check_auth(request: web.Request, api_key: str | None) -> None:
@@ -138,7 +146,7 @@ def _check_auth(request: web.Request, api_key: str | None) -> None:
 
 
 async def _fault(request: web.Request, control: SimControl) -> web.Response | None:
-    """An injected failure answered WITHOUT applying the request, or None to go on."""
+    """An injected failure (a hang, latency, an error answer), or None to go on."""
     faults = control.faults
     if not faults.covers(request.match_info.route.name):
         return None

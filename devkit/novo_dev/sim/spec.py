@@ -85,6 +85,9 @@ class FaultSpec(BaseModel):
         "all"
     )
     endless_cursors: bool = False  # every list page says hasMore, with a fresh cursor
+    # the request is applied first and only its answer is faulted: a resolve Novo took whose
+    # answer was lost, late or never came (a gateway timeout, a client killed mid-call)
+    after_apply: bool = False
     seed: int | None = None
 
     def covers(self, route_name: str | None) -> bool:
