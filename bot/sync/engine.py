@@ -543,6 +543,13 @@ class SyncEngine:
             await self._finalize(tracked, report)
 
     async def _finalize(self, tracked: TrackedInteraction, report: PollReport) -> None:
+        """Record and show how an interaction no longer pending ended. One with a decision of
+        this bridge still open is left to that decision's delivery: Novo may have applied it
+        with the answer not yet back, and only the delivery knows who decided (a poll now
+        would record it as ended outside Slack). Every way a delivery ends refreshes the
+        message; a later poll finishes whatever it leaves."""
+        if await self._store.open_decisions([tracked.id]):
+            return
         try:
             current = await self._novo.get(tracked.id)
         except InteractionNotFoundError:

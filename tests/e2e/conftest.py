@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import io
+import json
 import shutil
 import sqlite3
 import tempfile
@@ -22,6 +24,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from bot.audit import export_audit
 from bot.bridge.runtime import Bridge
 from bot.clock import Clock, utc_now
 from bot.config import Settings
@@ -162,6 +165,15 @@ class Loop:
         """resolveBatch requests the simulator received for this root run."""
         path = f"/v1/runs/{root_run_id}/interactions/resolve"
         return [r for r in await self.control.log() if r["method"] == "POST" and r["path"] == path]
+
+    async def trail(self, interaction_id: str | None = None) -> list[dict[str, Any]]:
+        """The audit trail as `novo-slack audit --format jsonl` exports it (of one
+        interaction, or all), one dict per event, oldest first."""
+        out = io.StringIO()
+        await export_audit(
+            self.settings.db_path, fmt="jsonl", out=out, since=None, interaction_id=interaction_id
+        )
+        return [json.loads(line) for line in out.getvalue().splitlines()]
 
     async def fault(self, **spec: Any) -> None:
         await self.control.faults(**spec)

@@ -10,6 +10,7 @@ received and what Slack showed the people involved.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
@@ -355,3 +356,30 @@ async def test_a_click_checked_while_another_is_delivered_is_not_sent_a_second_t
     assert len(await resolves()) == 1, "the same approval was sent to Novo twice"
     assert _told_texts(loop, "U0GRACE") == ["It was already approved by <@U0ADA>."]
     await loop.shows(ts, "Approved")
+
+
+async def test_a_poll_during_the_delivery_never_shows_a_slack_decision_as_taken_elsewhere(
+    loop: Loop,
+) -> None:
+    """Novo has applied Ada's approval but its answer has not reached the bridge yet (a slow
+    answer, a busy machine): a poll in that window sees the interaction ended. It must leave
+    the message and the trail to the delivery, which knows who decided, instead of showing
+    and recording an approval from outside Slack."""
+    created = await loop.create("approval_request")
+    ts = await loop.shown(created["id"])
+    await loop.fault(routes="resolve", hang=True, afterApply=True)
+    await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
+
+    async def applied() -> bool:
+        return (await loop.api_get(created["id"]))["status"] == "resolved"
+
+    await wait_until(applied, message="Novo applied the approval; its answer is held")
+    assert loop.bridge.jobs is not None
+    for _ in range(3):  # polls that see it ended while its delivery is still under way
+        await loop.bridge.jobs.poll()
+    await loop.fault()  # the answer arrives
+    await loop.shows(ts, "Approved", "Ada")
+    shown = [json.dumps(c.args) for c in loop.slack.calls("chat.update") if c.args.get("ts") == ts]
+    assert all("Ada" in text for text in shown if "Approved" in text), shown
+    ended = [e for e in await loop.trail(created["id"]) if e["event"] in ("ended", "resolved")]
+    assert [e["event"] for e in ended] == ["resolved"], ended
