@@ -371,7 +371,7 @@ async def test_a_poll_during_the_delivery_never_shows_a_slack_decision_as_taken_
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
 
     async def applied() -> bool:
-        return (await loop.api_get(created["id"]))["status"] == "resolved"
+        return bool((await loop.api_get(created["id"]))["status"] == "resolved")
 
     await wait_until(applied, message="Novo applied the approval; its answer is held")
     assert loop.bridge.jobs is not None

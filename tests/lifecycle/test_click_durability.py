@@ -98,7 +98,7 @@ async def test_a_decision_novo_took_before_a_kill_9_is_not_sent_again(world: Wor
     assert answer.status_code == 200
 
     async def applied() -> bool:
-        return (await _record(world, interaction_id))["status"] == "resolved"
+        return bool((await _record(world, interaction_id))["status"] == "resolved")
 
     await wait_until(applied, message="Novo applied the approval; its answer is held")
     await bridge.kill()
