@@ -5,7 +5,7 @@
 - Are clicks reaching Novo? `decisions_total{outcome,source}`, and the outbox:
   `outbox_depth` and `outbox_oldest_age_seconds` (a growing age means Novo
   has refused or missed decisions for that long).
-- Is Novo or Slack down? `dependency_up{dependency}` (0 during an outage) and
+- Is Novo, Slack or the database down? `dependency_up{dependency}` (0 during an outage) and
   `outages_total{dependency}`.
 - Is Slack pushing back? `slack_calls_total{method,error}` counts every HTTP
   answer, 429s (`error="ratelimited"`) included even when a retry then works;
@@ -102,7 +102,7 @@ OUTBOX_OLDEST_AGE = Gauge(
 
 DEPENDENCY_UP = Gauge(
     "novo_slack_dependency_up",
-    "1 while this process last reached the dependency (novo, slack), 0 during an outage",
+    "1 while this process last reached the dependency (novo, slack, database), 0 during an outage",
     ["dependency"],
 )
 OUTAGES = Counter(

@@ -45,7 +45,9 @@ rules:
     match: {toolName: "dm_*"}
     dm: [U0ADA, U0GRACE]
 """
-SECONDS = 4.0
+LIFETIME = timedelta(minutes=10)
+"""Long enough that nothing expires before the test ends it: the reminder and escalation
+come from moving the bridge's clock past half of it, the endings from the simulator."""
 MANAGERS = "C0MANAGERS"
 
 
@@ -93,16 +95,18 @@ async def test_no_planted_secret_reaches_slack_the_logs_or_the_audit_trail(
         toolName="migrate_db",
         input=approval_input(),
         preview=approval_preview(),
-        expiresInSeconds=SECONDS,
+        expiresInSeconds=LIFETIME.total_seconds(),
     )
     copied = await loop.create(
         "approval_request",
         toolName="dm_rotate",
         input=approval_input(),
         preview=approval_preview(),
-        expiresInSeconds=SECONDS,
+        expiresInSeconds=LIFETIME.total_seconds(),
     )
-    question = await loop.create("question", request=question_request(), expiresInSeconds=SECONDS)
+    question = await loop.create(
+        "question", request=question_request(), expiresInSeconds=LIFETIME.total_seconds()
+    )
     ts = await loop.posted(approval["id"])
     question_ts = await loop.posted(question["id"])
     await loop.posted(copied["id"])
@@ -130,12 +134,18 @@ async def test_no_planted_secret_reaches_slack_the_logs_or_the_audit_trail(
     await wait_until(lambda: loop.slack.calls("views.publish"), message="the Home tab published")
 
     # reminders in the thread, the escalation DM, then every message's ending
+    loop.clock.forward(LIFETIME / 2 + timedelta(seconds=1))
     await wait_until(
         lambda: any(m.thread_ts == ts and m.ts != ts for m in loop.slack.messages(CHANNEL)),
         message="a reminder in the thread",
     )
+    await wait_until(
+        lambda: len([c for c in loop.slack.calls("chat.postMessage") if c.ok]) >= 6,
+        message="3 cards, the copy, a reminder and an escalation posted",
+    )
     for created in (approval, copied, question):
-        await loop.api_get_final(created["id"], timeout=SECONDS + 6)
+        await loop.control.expire(created["id"])
+        await loop.api_get_final(created["id"])
     await loop.shows(ts, "Expired")
 
     received = _everything_slack_received(loop)

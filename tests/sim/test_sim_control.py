@@ -72,6 +72,19 @@ async def test_a_fault_after_apply_applies_the_request_and_loses_its_answer(
     assert (record["status"], record["decision"]) == ("resolved", "allow")
 
 
+async def test_expire_now_cancels_as_expiry_does_and_refuses_an_ended_one(
+    client: httpx.AsyncClient, create: Create
+) -> None:
+    item = await create(kind="approval_request", expiresInSeconds=3600)
+    expired = await client.post(f"/_sim/interactions/{item['id']}/expire")
+    assert expired.status_code == 200
+    record = (await client.get(f"/v1/interactions/{item['id']}")).json()
+    assert (record["status"], record["decision"]) == ("cancelled", "cancel")
+    assert record["resolution"] == {"reason": "interaction_timeout"}
+    again = await client.post(f"/_sim/interactions/{item['id']}/expire")
+    assert again.status_code == 409
+
+
 async def test_error_rate_is_seeded(client: httpx.AsyncClient) -> None:
     async def statuses() -> list[int]:
         return [(await client.get("/v1/interactions")).status_code for _ in range(30)]

@@ -52,6 +52,10 @@ class SimControl:
         path = f"/_sim/interactions/{interaction_id}/extend"
         return await self._call("POST", path, {"seconds": seconds})
 
+    async def expire(self, interaction_id: str) -> Json:
+        """Expire a pending interaction now, as it would at its `expiresAt`."""
+        return await self._call("POST", f"/_sim/interactions/{interaction_id}/expire", None)
+
     async def terminate(self, run_id: str) -> Json:
         """End a run as Novo would: its pending interactions are cancelled."""
         return await self._call("POST", f"/_sim/runs/{run_id}/terminate")

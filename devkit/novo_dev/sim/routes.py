@@ -188,6 +188,11 @@ async def extend_interaction(request: web.Request) -> web.Response:
     return web.json_response(item.to_wire())
 
 
+async def expire_interaction(request: web.Request) -> web.Response:
+    item = request.app[STATE].expire_now(request.match_info["id"])
+    return web.json_response(item.to_wire())
+
+
 async def terminate_run(request: web.Request) -> web.Response:
     run_id = request.match_info["run_id"]
     pending = request.app[STATE].terminate(run_id)

@@ -32,6 +32,7 @@ from novo_dev.sim.routes import (
     clear_log,
     clear_raw_records,
     create_interaction,
+    expire_interaction,
     extend_interaction,
     get_faults,
     get_interaction,
@@ -177,6 +178,7 @@ def build_app(state: SimState, *, api_key: str | None, rng: random.Random) -> we
     )
     app.router.add_post("/_sim/interactions", create_interaction)
     app.router.add_post("/_sim/interactions/{id}/extend", extend_interaction)
+    app.router.add_post("/_sim/interactions/{id}/expire", expire_interaction)
     app.router.add_post("/_sim/runs/{run_id}/terminate", terminate_run)
     app.router.add_post("/_sim/raw", add_raw_records)
     app.router.add_delete("/_sim/raw", clear_raw_records)

@@ -305,6 +305,19 @@ class SimState:
         self._changed.set()
         return moved.model_copy(deep=True)
 
+    def expire_now(self, interaction_id: str) -> Interaction:
+        """Bring a pending interaction's `expiresAt` to now, so it expires as it would have
+        on time (with its run's pending siblings), without anyone waiting for the moment."""
+        self.expire_due()
+        item = self._find(interaction_id)
+        if not item.is_pending or item.expires_at is None:
+            raise SimError(409, "conflict", f"interaction {interaction_id!r} is {item.status}")
+        self._items[item.id] = item.model_copy(update={"expires_at": self.now()})
+        self._quiet_until = None
+        self.expire_due()
+        self._changed.set()
+        return self._items[item.id].model_copy(deep=True)
+
     def next_deadline(self) -> datetime | None:
         deadlines = [i.expires_at for i in self._items.values() if i.expires_at and i.is_pending]
         return min(deadlines, default=None)
