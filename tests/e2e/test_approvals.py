@@ -124,16 +124,18 @@ async def test_resolved_through_the_api_updates_the_message(loop: Loop) -> None:
 
 
 async def test_expired_approval_says_so_and_loses_its_buttons(loop: Loop) -> None:
-    _, ts = await _approval(loop, expiresInSeconds=1.0)
+    interaction_id, ts = await _approval(loop)
+    await loop.control.expire(interaction_id)
     await loop.shows(ts, "Expired")
     assert ActionId.APPROVE not in loop.action_ids(ts)
 
 
 async def test_siblings_of_an_expired_interaction_are_cancelled_too(loop: Loop) -> None:
-    first = await loop.create("approval_request", runId="run_siblings", expiresInSeconds=1.0)
+    first = await loop.create("approval_request", runId="run_siblings", expiresInSeconds=60)
     second = await loop.create("approval_request", runId="run_siblings", expiresInSeconds=600)
     ts_first = await loop.posted(first["id"])
     ts_second = await loop.posted(second["id"])
+    await loop.control.expire(first["id"])
     await loop.shows(ts_first, "Expired")
     await loop.shows(ts_second, "Expired")
     assert ActionId.APPROVE not in loop.action_ids(ts_second)

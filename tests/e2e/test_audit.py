@@ -40,8 +40,9 @@ async def test_every_transition_is_in_the_trail_in_both_formats(loop: Loop) -> N
     await loop.driver.click_message_button("U0GRACE", CHANNEL, ts, ActionId.APPROVE)
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts, ActionId.APPROVE)
     await loop.api_get_final(approved["id"])
-    expired = await loop.create(expiresInSeconds=1)
+    expired = await loop.create()
     await loop.posted(expired["id"])
+    await loop.control.expire(expired["id"])
 
     async def both_done() -> bool:
         return "resolved" in await _events(loop, approved["id"]) and "expired" in await _events(

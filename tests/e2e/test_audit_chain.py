@@ -72,10 +72,11 @@ async def _history(loop: Loop, cards: dict[str, str] | None = None) -> dict[str,
             "questions": [{"id": "q_env", "prompt": "Which?", "options": options}],
         },
     )
-    lapsing = await loop.create(expiresInSeconds=1)
+    lapsing = await loop.create()
     ids = {"approved": approved["id"], "denied": denied["id"], "answered": asked["id"]}
     ids["expired"] = lapsing["id"]
     ts = {name: await loop.posted(interaction_id) for name, interaction_id in ids.items()}
+    await loop.control.expire(lapsing["id"])
     for name in ("approved", "denied", "answered"):
         message = loop.slack.message(CHANNEL, ts[name])
         assert message is not None

@@ -169,8 +169,9 @@ def _dm_notes(loop: Loop, person: str) -> list[StoredMessage]:
 
 async def test_an_expiry_shows_in_every_copy(loop: Loop) -> None:
     await loop.use_policy(DEPLOYS_TO_DMS)
-    created = await loop.create("approval_request", toolName="deploy_cache", expiresInSeconds=1.5)
+    created = await loop.create("approval_request", toolName="deploy_cache")
     shown = await _in_each_dm(loop, created["id"])
+    await loop.control.expire(created["id"])
     await _all_show(loop, shown, "Expired", "Asked: <@U0ADA>, <@U0GRACE>.")  # everyone asked
     assert _named_people(loop) == []
 

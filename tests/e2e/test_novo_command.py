@@ -263,8 +263,10 @@ async def test_show_gives_the_card_whose_buttons_decide(loop: Loop) -> None:
 async def test_stats_count_outcomes_waits_and_expiry_by_rule(loop: Loop) -> None:
     await loop.use_policy(POLICY)
     ids = await _seed(loop)
-    lapsing = await loop.create(toolName="read_file", expiresInSeconds=1)
+    lapsing = await loop.create(toolName="read_file")
     ts = {tool: await loop.posted(interaction_id) for tool, interaction_id in ids.items()}
+    await loop.posted(lapsing["id"])
+    await loop.control.expire(lapsing["id"])
     await loop.driver.click_message_button("U0ADA", CHANNEL, ts["deploy_api"], ActionId.APPROVE)
     await loop.driver.click_message_button("U0GRACE", CHANNEL, ts["read_file"], ActionId.APPROVE)
     denial = {"inputResponses": [{"requestId": ids["deploy_web"], "optionId": "deny"}]}

@@ -97,9 +97,10 @@ async def test_a_withdrawn_approval_no_longer_counts(loop: Loop) -> None:
 
 
 async def test_votes_close_when_the_interaction_expires(loop: Loop) -> None:
-    interaction_id, ts = await _deploy(loop, expiresInSeconds=2)
+    interaction_id, ts = await _deploy(loop)
     await _approve(loop, "U0ADA", ts)
     await loop.shows(ts, "Approvals: 1 of 2")
+    await loop.control.expire(interaction_id)
     await loop.shows(ts, "Expired", "(voting closed)")
     assert ActionId.APPROVE not in loop.action_ids(ts)
     assert await loop.resolve_calls(interaction_id) == []
