@@ -97,7 +97,7 @@ async def test_deny_all_asks_one_reason_and_a_later_sibling_joins_the_thread(loo
         "approval_request", runId="run_small", stepNumber=3, toolName="deploy_late"
     )
     await _cards_in_thread(loop, group.ts, 3)
-    await loop.shows(group.ts, "on 3 tool calls")
+    await loop.shows(group.ts, "on 3 tool calls", "Deny all (3)")  # once every card is in
 
     await loop.driver.click_message_button("U0GRACE", CHANNEL, group.ts, ActionId.DENY_ALL)
     view = await wait_until(
