@@ -39,10 +39,12 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.messages.publisher import MessagePublisher
+from bot.outages import level
 from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
 from bot.services.advice import ADVICE_DAYS, advice_from
 from bot.services.reports import outcome_of, stats_by_rule
+from bot.slack.answers import out_of_reach
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
 from bot.slack.render.context import RenderedMessage
@@ -165,6 +167,9 @@ class DigestService:
         try:
             await self._slack.post_message_to(entry.to, message)
         except SlackApiError as exc:
+            if out_of_reach(exc):  # Slack down: not refused; the next tick tries again
+                log.debug("digest to %s for %s: Slack is down (%s)", entry.to, scheduled, exc)
+                return False
             await self._store.skip_digest(key, scheduled)  # refused: it would be again
             log.warning(
                 "Slack refused the digest to %s for %s: %s",
@@ -174,8 +179,12 @@ class DigestService:
             )
             return False
         except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning(
-                "digest to %s for %s may not have reached Slack: %r", entry.to, scheduled, exc
+            log.log(
+                level(exc),
+                "digest to %s for %s may not have reached Slack: %r",
+                entry.to,
+                scheduled,
+                exc,
             )
             return False
         sent_at = self._clock()

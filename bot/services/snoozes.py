@@ -34,6 +34,8 @@ from bot.clock import Clock
 from bot.messages.lanes import SendKind
 from bot.messages.publisher import MessagePublisher
 from bot.metrics import SNOOZES
+from bot.outages import level
+from bot.slack.answers import out_of_reach
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext
 from bot.slack.render.snooze import (
@@ -145,6 +147,9 @@ class SnoozeService:
         try:
             await self._slack.post_message_to(snooze.user_id, message)
         except SlackApiError as exc:
+            if out_of_reach(exc):  # Slack down: not refused, tried again as it comes back
+                log.debug("snooze %d for %s: Slack is down (%s)", snooze.id, snooze.user_id, exc)
+                return
             # not posted, and it would be refused again (the person can't be DMed)
             await self._store.drop_snooze(snooze.id, self._clock())
             SNOOZES.labels("dropped").inc()
@@ -156,8 +161,12 @@ class SnoozeService:
             )
             return
         except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning(
-                "snooze %d for %s may not have reached Slack: %r", snooze.id, snooze.user_id, exc
+            log.log(
+                level(exc),
+                "snooze %d for %s may not have reached Slack: %r",
+                snooze.id,
+                snooze.user_id,
+                exc,
             )
             return
         SNOOZES.labels("sent").inc()
@@ -176,5 +185,5 @@ class SnoozeService:
         try:
             return await self._slack.permalink(channel, ts)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("no permalink for %s: %r", tracked.id, exc)
+            log.log(level(exc), "no permalink for %s: %r", tracked.id, exc)
             return None

@@ -14,6 +14,8 @@ message and returns does exit.
 
 from __future__ import annotations
 
+from sqlalchemy import exc as sa
+
 SETTING = "NOVO_SLACK_DB"
 
 
@@ -69,3 +71,14 @@ class StoreFileError(Exception):
 
 def _one_line(text: str) -> str:
     return " ".join(text.split()) or "unknown error"
+
+
+def unreachable(exc: BaseException) -> bool:
+    """A failure that is the database out of reach (no connection, a connection lost, no
+    answer in time, the server shutting down), not a statement it refused: the store
+    outage's to say (bot.outages), not each caller's."""
+    if isinstance(exc, sa.DBAPIError):
+        return exc.connection_invalidated or isinstance(
+            exc, sa.OperationalError | sa.InterfaceError
+        )
+    return isinstance(exc, sa.TimeoutError | TimeoutError | OSError)

@@ -78,3 +78,56 @@ async def test_a_novo_outage_is_two_warning_lines_and_a_metric(
     assert set(warnings) == {*outage, *waited}, warnings
     quiet = [r for r in lines if r.levelno == logging.DEBUG and "poll failed" in r.getMessage()]
     assert len(quiet) >= FAILED_POLLS - 1  # the tries are there, at DEBUG
+
+
+
+FAILED_CALLS = 15
+"""Enough failed calls for each waiting post to have been tried, then looked for in the
+channel's history again and again (its back-off doubling from 2 s): a long outage's
+worth of retries, not one blip."""
+
+
+@pytest.mark.parametrize("http_status", [503, None], ids=["5xx", "no-answer"])
+async def test_a_slack_outage_is_two_warning_lines_and_a_metric(
+    servers: Servers, caplog: pytest.LogCaptureFixture, http_status: int | None
+) -> None:
+    """Slack down while the bridge runs: posts, an update, retried, failing all along."""
+    caplog.set_level(logging.DEBUG, logger="bot")
+    async with servers.bridge() as bridge:
+        shown = await servers.create()
+        await wait_until(lambda: servers.shown_ts(shown), message="message shown")
+        before = await _scrape(servers, bridge)
+        caplog.clear()
+        servers.slack.clear_calls()
+
+        servers.slack.go_down(http_status)  # 503s, or every connection cut unanswered
+        waiting = [await servers.create() for _ in range(3)]  # posts that fail
+        await servers.control.extend(shown, 600)  # and an update that fails
+
+        def long_down() -> bool:
+            return len(servers.slack.calls()) >= FAILED_CALLS
+
+        await wait_until(long_down, timeout=60, message="Slack calls failing a while")
+        during = await _scrape(servers, bridge)
+        assert sample(during, "novo_slack_dependency_up", dependency="slack") == 0
+        assert not [i for i in waiting if servers.shown_ts(i)]
+
+        servers.slack.come_back()
+        for interaction_id in waiting:
+            await wait_until(
+                lambda i=interaction_id: servers.shown_ts(i), timeout=60, message="posted"
+            )
+        after = await _scrape(servers, bridge)
+
+    assert sample(after, "novo_slack_dependency_up", dependency="slack") == 1
+    assert _moved(after, before, "novo_slack_outages_total", dependency="slack") == 1
+    lines = [r for r in caplog.records if r.name.startswith("bot")]
+    warnings = [r.getMessage() for r in lines if r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("Slack at ") and "does not answer" in warnings[0]
+    assert warnings[1].startswith("Slack at ") and "answers again (down " in warnings[1]
+    # the tries are there, at DEBUG: every failed call (slack_sdk's own retries of one
+    # call count as one), and each caller's line about what failed
+    quiet = [r for r in lines if r.levelno == logging.DEBUG and "Slack at" in r.getMessage()]
+    assert len(quiet) >= 3
+    assert [r for r in lines if r.levelno == logging.DEBUG and "handling int_" in r.getMessage()]
