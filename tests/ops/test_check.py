@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.check import EXAMPLE_HOST, FAILED, OK, SKIPPED, Item, checklist
+from bot.check import FAILED, OK, SKIPPED, Item, checklist
+from bot.slack.manifest import EXAMPLE_HOST
 from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock

@@ -8,6 +8,7 @@ each one a command the installed package has.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 from pathlib import Path
@@ -63,5 +64,6 @@ def test_no_fix_names_a_file_of_the_checkout() -> None:
 def test_every_command_a_fix_names_is_one_the_package_has() -> None:
     named = {m.group(1) for fix in _fix_texts() for m in _A_COMMAND.finditer(fix)}
     assert "manifest" in named  # scopes and events: update the app from its output
-    commands = _parser(plugins=False)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert named <= set(commands) and named <= BUILT_IN
+    parser = _parser(plugins=False)
+    subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert named <= set(subcommands.choices) and named <= BUILT_IN

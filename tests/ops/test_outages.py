@@ -80,7 +80,6 @@ async def test_a_novo_outage_is_two_warning_lines_and_a_metric(
     assert len(quiet) >= FAILED_POLLS - 1  # the tries are there, at DEBUG
 
 
-
 FAILED_CALLS = 15
 """Enough failed calls for each waiting post to have been tried, then looked for in the
 channel's history again and again (its back-off doubling from 2 s): a long outage's
