@@ -24,7 +24,7 @@ class StoreOpenError(Exception):
 
     def __init__(self, where: str, cause: str) -> None:
         self.where = where
-        self.cause = _one_line(cause)
+        self.cause = one_line(cause)
         super().__init__(f"{SETTING}: {where}: {self.cause}")
 
 
@@ -69,7 +69,8 @@ class StoreFileError(Exception):
         )
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """Text as one line, whatever a driver's message holds (newlines, a traceback's indent)."""
     return " ".join(text.split()) or "unknown error"
 
 
@@ -82,3 +83,15 @@ def unreachable(exc: BaseException) -> bool:
             exc, sa.OperationalError | sa.InterfaceError
         )
     return isinstance(exc, sa.TimeoutError | TimeoutError | OSError)
+
+
+def cause(exc: BaseException) -> str:
+    """Why the database failed, in the driver's words (SQLAlchemy's own add the statement
+    and a link, which say nothing of it); the caller makes it one line."""
+    if isinstance(exc, sa.DBAPIError) and exc.orig is not None:
+        return str(exc.orig) or type(exc.orig).__name__
+    if isinstance(exc, TimeoutError):
+        return "no answer from the database server in time"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

@@ -12,9 +12,11 @@ import logging
 import pytest
 
 from bot.bridge.runtime import Bridge
+from bot.logs import SkippedRunsToDebug
 from bot.slack.ids import ActionId
 from novo_dev.localslack.driver import SlackDriver
 from tests.ops.conftest import CHANNEL, SIGNING_SECRET, Servers, sample
+from tests.postgres import Relay, fresh_database
 from tests.support import wait_until
 
 FAILED_POLLS = 6
@@ -80,6 +82,9 @@ async def test_a_novo_outage_is_two_warning_lines_and_a_metric(
     assert len(quiet) >= FAILED_POLLS - 1  # the tries are there, at DEBUG
 
 
+FAILED_TICKS = 10
+"""Enough timed-job ticks failing on the database for an outage, not one slow query."""
+
 FAILED_CALLS = 15
 """Enough failed calls for each waiting post to have been tried, then looked for in the
 channel's history again and again (its back-off doubling from 2 s): a long outage's
@@ -130,3 +135,45 @@ async def test_a_slack_outage_is_two_warning_lines_and_a_metric(
     quiet = [r for r in lines if r.levelno == logging.DEBUG and "Slack at" in r.getMessage()]
     assert len(quiet) >= 3
     assert [r for r in lines if r.levelno == logging.DEBUG and "handling int_" in r.getMessage()]
+
+
+async def test_a_database_outage_is_two_warning_lines_and_a_metric(
+    servers: Servers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL out of reach while the bridge runs: every connection dropped, new ones
+    refused, each timed job failing on it every tick, then the server back."""
+    caplog.set_level(logging.DEBUG)
+    async with (
+        fresh_database() as url,
+        Relay(url) as relay,
+        servers.bridge(NOVO_SLACK_DB=relay.url) as bridge,
+    ):
+        shown = await servers.create()
+        await wait_until(lambda: servers.shown_ts(shown), message="message shown")
+        before = await _scrape(servers, bridge)
+        caplog.clear()
+
+        await relay.cut()
+        waiting = await servers.create()  # a poll would post it: it can't claim it
+
+        def long_down() -> bool:
+            said = [r for r in caplog.records if "the database at" in r.getMessage()]
+            return len(said) >= FAILED_TICKS
+
+        await wait_until(long_down, timeout=60, message="timed jobs failing a while")
+        during = await _scrape(servers, bridge)
+        assert sample(during, "novo_slack_dependency_up", dependency="database") == 0
+        assert servers.shown_ts(waiting) is None
+
+        await relay.mend()
+        await wait_until(lambda: servers.shown_ts(waiting), timeout=60, message="posted")
+        after = await _scrape(servers, bridge)
+
+    assert sample(after, "novo_slack_dependency_up", dependency="database") == 1
+    assert _moved(after, before, "novo_slack_outages_total", dependency="database") == 1
+    for record in caplog.records:  # as `novo-slack run` logs them (bot.logs)
+        SkippedRunsToDebug().filter(record)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("the database at ") and "does not answer" in warnings[0]
+    assert warnings[1].startswith("the database at ") and "answers again (down " in warnings[1]
