@@ -21,16 +21,29 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from bot.metrics import DEPENDENCY_UP, OUTAGES
-from bot.slack.answers import out_of_reach as slack_out_of_reach
-from bot.store.errors import unreachable as store_unreachable
+
+OutOfReach = Callable[[BaseException], bool]
+_OUT_OF_REACH: list[OutOfReach] = []
+
+
+def out_of_reach(predicate: OutOfReach) -> OutOfReach:
+    """Make `predicate` one that tells a dependency out of reach from a failure of its own.
+
+    Each dependency knows its own (`bot.slack.answers.out_of_reach`,
+    `bot.store.errors.unreachable` are so marked); this module knows none of them, so
+    it imports nothing of theirs.
+    """
+    _OUT_OF_REACH.append(predicate)
+    return predicate
 
 
 def level(exc: BaseException) -> int:
-    """The level of a caller's own line about a failed call: DEBUG when the failure is
-    Slack or the database out of reach (that outage's owner says it, once), else WARNING."""
-    if slack_out_of_reach(exc) or store_unreachable(exc):
+    """The level of a caller's own line about a failed call: DEBUG when the failure is a
+    dependency out of reach (that outage's owner says it, once), else WARNING."""
+    if any(said(exc) for said in _OUT_OF_REACH):
         return logging.DEBUG
     return logging.WARNING
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
+from bot.outages import out_of_reach as outage_failure
+
 NOT_JSON = "an answer that is not JSON"
 UNAVAILABLE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout"})
 """Slack's own words for "not now, I am not up": the call was not done, and no fault of it."""
@@ -27,6 +29,7 @@ def unavailable(status: int, error: str | None) -> bool:
     return status >= 500 or error in UNAVAILABLE
 
 
+@outage_failure
 def out_of_reach(exc: BaseException) -> bool:
     """A failed call that is Slack out of reach (no answer at all, or a "down" answer):
     the Slack outage's to say (bot.slack.availability), not the caller's."""

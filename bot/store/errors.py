@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from sqlalchemy import exc as sa
 
+from bot.outages import out_of_reach as outage_failure
+
 SETTING = "NOVO_SLACK_DB"
 
 
@@ -74,6 +76,7 @@ def one_line(text: str) -> str:
     return " ".join(text.split()) or "unknown error"
 
 
+@outage_failure
 def unreachable(exc: BaseException) -> bool:
     """A failure that is the database out of reach (no connection, a connection lost, no
     answer in time, the server shutting down), not a statement it refused: the store
