@@ -48,13 +48,12 @@ class SlackWatch(AsyncRetryHandler):
     ) -> bool:
         if error is not None and not out_of_reach(error):
             return False  # no word on Slack either way (an answer it could not read)
-        method = method_of(request)
         why = _down(response, error)
         if why is None:
             self.outage.answered("Slack at %s answers again", self._where)
         else:
             line = "Slack at %s does not answer (%s: %s); what failed is tried again"
-            self.outage.failed(line, self._where, method, why)
+            self.outage.failed(line, self._where, method_of(request), why)
         return False
 
 

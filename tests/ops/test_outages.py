@@ -13,6 +13,7 @@ import pytest
 
 from bot.bridge.runtime import Bridge
 from bot.logs import SkippedRunsToDebug
+from bot.slack.gateway import RATE_LIMIT_RETRIES
 from bot.slack.ids import ActionId
 from novo_dev.localslack.driver import SlackDriver
 from tests.ops.conftest import CHANNEL, SIGNING_SECRET, Servers, sample
@@ -177,3 +178,46 @@ async def test_a_database_outage_is_two_warning_lines_and_a_metric(
     assert len(warnings) == 2, warnings
     assert warnings[0].startswith("the database at ") and "does not answer" in warnings[0]
     assert warnings[1].startswith("the database at ") and "answers again (down " in warnings[1]
+
+
+async def test_slack_pacing_the_bridge_is_no_outage(
+    servers: Servers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """429s are Slack up and saying when to come back: even one the client gave up
+    waiting out is no outage, and nothing is said of Slack being down."""
+    caplog.set_level(logging.DEBUG, logger="bot")
+    async with servers.bridge() as bridge:
+        before = await _scrape(servers, bridge)
+        servers.slack.rate_limit_post_message(CHANNEL, count=RATE_LIMIT_RETRIES + 2)
+        interaction_id = await servers.create()
+        await wait_until(
+            lambda: servers.shown_ts(interaction_id), timeout=60, message="posted at last"
+        )
+        after = await _scrape(servers, bridge)
+    limited = [c for c in servers.slack.calls("chat.postMessage") if c.status == 429]
+    assert len(limited) == RATE_LIMIT_RETRIES + 2  # the client gave up once, then tried anew
+    assert _moved(after, before, "novo_slack_outages_total", dependency="slack") == 0
+    assert sample(after, "novo_slack_dependency_up", dependency="slack") == 1
+    assert not [r for r in caplog.records if r.name == "bot.slack.availability"]
+
+
+async def test_a_5xx_the_client_retried_away_is_no_outage(
+    servers: Servers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only the answer a caller gets counts: one 503 that slack_sdk's own retry of an
+    update mended is a blip nobody needs to hear of."""
+    caplog.set_level(logging.DEBUG, logger="bot")
+    async with servers.bridge() as bridge:
+        interaction_id = await servers.create()
+        await wait_until(lambda: servers.shown_ts(interaction_id), message="message shown")
+        before = await _scrape(servers, bridge)
+        servers.slack.fail_method("chat.update", error="service_unavailable", http_status=503)
+        await servers.control.extend(interaction_id, 600)
+
+        def updated() -> bool:
+            return [c.status for c in servers.slack.calls("chat.update")][-2:] == [503, 200]
+
+        await wait_until(updated, timeout=30, message="the update retried and taken")
+        after = await _scrape(servers, bridge)
+    assert _moved(after, before, "novo_slack_outages_total", dependency="slack") == 0
+    assert not [r for r in caplog.records if r.name == "bot.slack.availability"]
