@@ -82,10 +82,24 @@ def unreachable(exc: BaseException) -> bool:
     answer in time, the server shutting down), not a statement it refused: the store
     outage's to say (bot.outages), not each caller's."""
     if isinstance(exc, sa.DBAPIError):
-        return exc.connection_invalidated or isinstance(
-            exc, sa.OperationalError | sa.InterfaceError
-        )
+        lost = exc.connection_invalidated or _connection_lost(exc.orig)
+        return lost or isinstance(exc, sa.OperationalError | sa.InterfaceError)
     return isinstance(exc, sa.TimeoutError | TimeoutError | OSError)
+
+
+def _connection_lost(error: BaseException | None) -> bool:
+    """A driver's error (or what caused it) that PostgreSQL's SQLSTATE classes call a
+    connection exception (08…) or the server going away (57P…): asyncpg's
+    "connection was closed in the middle of operation" reaches SQLAlchemy as a plain
+    DBAPIError, neither operational nor an interface error."""
+    while error is not None:
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state.startswith(("08", "57P")):
+            return True
+        if isinstance(error, OSError | TimeoutError):
+            return True
+        error = error.__cause__
+    return False
 
 
 def cause(exc: BaseException) -> str:
