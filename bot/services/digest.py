@@ -44,7 +44,6 @@ from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
 from bot.services.advice import ADVICE_DAYS, advice_from
 from bot.services.reports import outcome_of, stats_by_rule
-from bot.slack.answers import out_of_reach
 from bot.slack.gateway import SlackGateway
 from bot.slack.links import MessageLinks
 from bot.slack.render.context import RenderedMessage
@@ -167,11 +166,9 @@ class DigestService:
         try:
             await self._slack.post_message_to(entry.to, message)
         except SlackApiError as exc:
-            if out_of_reach(exc):  # Slack down: not refused; the next tick tries again
-                log.debug("digest to %s for %s: Slack is down (%s)", entry.to, scheduled, exc)
-                return False
             await self._store.skip_digest(key, scheduled)  # refused: it would be again
-            log.warning(
+            log.log(
+                level(exc),
                 "Slack refused the digest to %s for %s: %s",
                 entry.to,
                 scheduled,

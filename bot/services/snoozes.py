@@ -35,7 +35,6 @@ from bot.messages.lanes import SendKind
 from bot.messages.publisher import MessagePublisher
 from bot.metrics import SNOOZES
 from bot.outages import level
-from bot.slack.answers import out_of_reach
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext
 from bot.slack.render.snooze import (
@@ -147,13 +146,12 @@ class SnoozeService:
         try:
             await self._slack.post_message_to(snooze.user_id, message)
         except SlackApiError as exc:
-            if out_of_reach(exc):  # Slack down: not refused, tried again as it comes back
-                log.debug("snooze %d for %s: Slack is down (%s)", snooze.id, snooze.user_id, exc)
-                return
-            # not posted, and it would be refused again (the person can't be DMed)
+            # not posted (a DM is sent at most once: it is taken before the post), and
+            # refused it would be again; Slack down is said by its outage, this at DEBUG
             await self._store.drop_snooze(snooze.id, self._clock())
             SNOOZES.labels("dropped").inc()
-            log.warning(
+            log.log(
+                level(exc),
                 "Slack refused snooze %d for %s: %s",
                 snooze.id,
                 snooze.user_id,
