@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo playground screenshots test lint sim run check bench clean image base-image dist env-example
+.PHONY: demo playground screenshots test lint sim run check bench clean image base-image dist env-example manifest
 
 # The bridge and, beside it, devkit/ (the local Slack, the simulator, the demo and the
 # playground: never in the bridge's wheel or image).
@@ -104,6 +104,9 @@ dist: $(STAMP)  ## sdist and wheel in dist/, checked by twine
 
 env-example: $(STAMP)  ## .env.example from the settings model
 	$(BIN)/python -m bot.envfile > .env.example
+
+manifest: $(STAMP)  ## manifest.yml from the packaged one (bot/slack/manifest.yml)
+	$(BIN)/novo-slack manifest > manifest.yml
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -40,6 +40,7 @@ from bot.policy.live import LivePolicy
 from bot.policy.targets import Targets, policy_targets
 from bot.slack.answers import describe, http_status, not_web_api, slack_error
 from bot.slack.credentials import is_transient, refused
+from bot.slack.manifest import EXAMPLE_HOST
 from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import StoreOpenError, admin
 from bot.store.errors import StoreLockedError
@@ -52,8 +53,6 @@ OK, FAILED, SKIPPED = "✓", "✗", "–"
 CHECK_NAMES = ("bot token", "scopes", "events", "mode", "app token", "channel", "Novo", "store")
 MANIFEST = Path("manifest.yml")
 """The app manifest the app was created from, when it lies where the check runs."""
-EXAMPLE_HOST = "novo-slack.example.com"
-"""The host the repository's manifest.yml names until someone puts theirs in its place."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +214,10 @@ _API_URL_FIX = "unset SLACK_API_URL for Slack's own, or give the Web API's base 
 _NETWORK_FIX = "check the network, a proxy, or SLACK_API_URL (unset it for Slack's own)"
 
 
+_MANIFEST_COMMAND = "novo-slack manifest --host <your host>"
+"""What prints the manifest the bridge expects: the installed command, in the image too."""
+
+
 def _scopes(granted: set[str]) -> Item:
     missing = [s for s in REQUIRED_BOT_SCOPES if s not in granted]
     if not missing:
@@ -223,13 +226,13 @@ def _scopes(granted: set[str]) -> Item:
         "scopes",
         f"the bot token lacks {', '.join(missing)}",
         "add them under OAuth & Permissions → Bot Token Scopes (or update the app from"
-        " manifest.yml), then reinstall the app and use the new bot token",
+        f" {_MANIFEST_COMMAND}'s output), then reinstall the app and use the new bot token",
     )
 
 
 _EVENTS_FIX = (
-    "add them under Event Subscriptions → Subscribe to bot events (or to manifest.yml's"
-    " settings.event_subscriptions.bot_events and update the app from it)"
+    "add them under Event Subscriptions → Subscribe to bot events (or update the app from"
+    f" {_MANIFEST_COMMAND}'s output, which subscribes to them)"
 )
 
 
@@ -304,8 +307,8 @@ def _mode(manifest: Manifest, settings: Settings) -> Item:
             name,
             f"{path} turns Socket Mode on (socket_mode_enabled: true) but SLACK_APP_TOKEN is"
             " not set, so the bridge would wait on /slack/events for requests Slack never sends",
-            "set SLACK_APP_TOKEN to an app-level token (xapp-…, connections:write), or set"
-            " socket_mode_enabled: false and the request URLs in the manifest and update the app",
+            "set SLACK_APP_TOKEN to an app-level token (xapp-…, connections:write), or update"
+            f" the app from {_MANIFEST_COMMAND}'s output (HTTP mode)",
             setting=True,
         )
     if settings.socket_mode and not socket:
@@ -313,8 +316,8 @@ def _mode(manifest: Manifest, settings: Settings) -> Item:
             name,
             f"{path} has Socket Mode off (socket_mode_enabled is not true) but SLACK_APP_TOKEN"
             " is set, so the bridge would wait on a socket Slack sends nothing down",
-            "unset SLACK_APP_TOKEN for HTTP mode, or set socket_mode_enabled: true in the"
-            " manifest and update the app",
+            "unset SLACK_APP_TOKEN for HTTP mode, or update the app from"
+            " novo-slack manifest --socket-mode's output",
             setting=True,
         )
     if socket:
@@ -324,7 +327,8 @@ def _mode(manifest: Manifest, settings: Settings) -> Item:
         return failed(
             name,
             f"HTTP mode, but {path} sends no request to {EVENTS_PATH} from {', '.join(missing)}",
-            f"set each to https://<your host>{EVENTS_PATH} and update the app",
+            f"set each to https://<your host>{EVENTS_PATH} and update the app (as"
+            f" {_MANIFEST_COMMAND} prints them)",
             setting=True,
         )
     examples = [where for where, url in _request_urls(manifest) if EXAMPLE_HOST in str(url)]
@@ -333,8 +337,8 @@ def _mode(manifest: Manifest, settings: Settings) -> Item:
             name,
             f"HTTP mode, but {path} still sends Slack to the example host {EXAMPLE_HOST}"
             f" ({', '.join(examples)})",
-            f"replace {EXAMPLE_HOST} with the host your Ingress or proxy serves, and"
-            " update the app from the manifest",
+            f"replace {EXAMPLE_HOST} with the host your Ingress or proxy serves"
+            f" ({_MANIFEST_COMMAND} prints it so), and update the app from it",
             setting=True,
         )
     return passed(name, f"HTTP mode, as {path} says (Slack calls {EVENTS_PATH})")

@@ -28,7 +28,7 @@ log = logging.getLogger("novo-slack")
 STORE_SETTINGS = frozenset({"NOVO_SLACK_DB"})
 
 
-BUILT_IN = frozenset({"run", "check", "db", "policy", "audit"})
+BUILT_IN = frozenset({"run", "check", "db", "policy", "audit", "settings", "manifest"})
 """The bridge's own commands: starting one of them reads no entry points."""
 
 
@@ -44,6 +44,18 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     commands.add_parser("run", help="run the bridge (settings from the environment or .env)")
     commands.add_parser(
         "settings", help="print every setting with its meaning and default (a .env to fill in)"
+    )
+    manifest = commands.add_parser(
+        "manifest", help="print the Slack app manifest the bridge expects (create the app from it)"
+    )
+    manifest.add_argument(
+        "--host",
+        type=_host,
+        default=None,
+        help="the host Slack reaches (your Ingress's), put in the three request URLs",
+    )
+    manifest.add_argument(
+        "--socket-mode", action="store_true", help="Socket Mode on (the URLs are then ignored)"
     )
     check = commands.add_parser(
         "check", help="check the settings, Slack, Novo and the store before going live"
@@ -176,6 +188,15 @@ def _policy_parser(commands: _Commands) -> None:
     advise.add_argument("--days", type=int, default=30, help="the window (default: 30 days)")
     advise.add_argument("--format", choices=("text", "json"), default="text")
     advise.add_argument("--policy", metavar="FILE", type=Path, help="not NOVO_SLACK_CONFIG")
+
+
+def _host(value: str) -> str:
+    """A host name as the manifest's URLs take it (`slack.example.org`), not a URL."""
+    if not value or "/" in value or any(c.isspace() for c in value):
+        raise argparse.ArgumentTypeError(
+            f"a host name like slack.example.org, not {value!r} (no https://, no path)"
+        )
+    return value
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -319,6 +340,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.check import run_check
 
             return asyncio.run(run_check(manifest=args.manifest))
+        if args.command == "manifest":
+            from bot.slack.manifest import manifest_text
+
+            print(manifest_text(host=args.host, socket_mode=args.socket_mode), end="")
+            return 0
         if args.command == "settings":
             from bot.envfile import render_env_example
 

@@ -14,6 +14,7 @@ databases. Out of reach, the PostgreSQL tests skip with the reason, unless `CI=t
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -128,3 +129,64 @@ async def fresh_database() -> AsyncIterator[str]:
         yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     finally:
         await admin(PG_URL, *_drop(name))
+
+
+class Relay:
+    """A TCP relay in front of the PostgreSQL server, to take the database out of reach.
+
+    `cut()` drops every connection through it and refuses new ones, as a server that
+    went away or a network that broke does; `mend()` lets them through again on the
+    same port. `url` is the database's URL through it.
+    """
+
+    def __init__(self, url: str) -> None:
+        target = make_url(url)
+        self._target = (target.host or "127.0.0.1", target.port or 5432)
+        self._url = target
+        self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return self._url.set(host="127.0.0.1", port=self.port).render_as_string(False)
+
+    async def mend(self) -> None:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for writer in list(self._open):
+            writer.transport.abort()
+        self._open.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self._target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._open |= {writer, up_writer}
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+        self._open -= {writer, up_writer}
+
+    async def __aenter__(self) -> Relay:
+        await self.mend()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.cut()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        writer.transport.abort()

@@ -35,6 +35,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.bridge.jobs import POLLER_LEASE, BridgeJobs
 from bot.metrics import OUTBOX_DEPTH, OUTBOX_OLDEST_AGE
+from bot.outages import level
 from bot.store import Store
 from bot.sync.engine import SyncEngine
 
@@ -160,7 +161,8 @@ def add_operator_routes(app: web.Application, probe: Probe) -> None:
             try:
                 await refresh_outbox(running.store)
             except Exception as exc:  # the other metrics are still worth serving
-                log.warning("could not read the outbox for /metrics: %r", exc)
+                # the database out of reach is its outage's to say, not each scrape's
+                log.log(level(exc), "could not read the outbox for /metrics: %r", exc)
         return web.Response(body=generate_latest(), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     app.router.add_get("/healthz", healthz)

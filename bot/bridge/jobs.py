@@ -56,6 +56,8 @@ from bot.outages import Outage
 from bot.outcomes import OutcomeKind
 from bot.policy.live import LivePolicy
 from bot.store import StoreFileError
+from bot.store.errors import cause, one_line
+from bot.store.errors import unreachable as store_unreachable
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +127,9 @@ class BridgeJobs:
         # Novo out of reach is said once (at start-up, or by the first poll that fails),
         # and again when it answers: not a warning every poll interval.
         self._novo = novo or Outage("novo", log)
+        # The database out of reach fails every job each tick; said once, and again when
+        # the lease (renewed every interval on every replica) is written once more.
+        self._database = Outage("database", log)
         self._poll_seconds = poll_seconds
         self._audit_days = audit_days
         self.holder = holder or process_identity()
@@ -219,6 +224,11 @@ class BridgeJobs:
             if not self._store_lost:
                 self._store_lost = True
                 log.error("%s", exc)
+        except Exception as exc:
+            if not store_unreachable(exc):
+                raise  # a bug: APScheduler logs it with its traceback
+            line = "the database at %s does not answer (%s); the timed jobs keep trying"
+            self._database.failed(line, self._services.store.shown, one_line(cause(exc)))
         except asyncio.CancelledError:
             if not self._stopping:
                 raise
@@ -272,6 +282,7 @@ class BridgeJobs:
         ttl = self._poll_seconds * LEASE_TTL_INTERVALS
         store = self._services.store
         leading = await store.try_acquire_lease(POLLER_LEASE, self.holder, ttl, self._clock())
+        self._database.answered("the database at %s answers again", store.shown)
         if leading and not self.leading:
             log.info("this process now polls Novo and runs the timed jobs (%s)", self.holder)
             self._next_poll_at = 0.0

@@ -23,6 +23,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.outages import level
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind, Refusal
 from bot.slack.click_reply import ClickReply
 from bot.slack.gateway import SlackGateway, is_user_id
@@ -95,7 +96,7 @@ class Presenter:
             where = await self._slack.conversation_for(channel or user_id)
             await self._post_or_reply(where, user_id, shown, reply)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("could not tell %s: %r", user_id, exc)
+            log.log(level(exc), "could not tell %s: %r", user_id, exc)
 
     async def refuse(
         self,
@@ -161,7 +162,7 @@ class Presenter:
             where = channel if channel is not None else await self._slack.open_dm(user_id)
             await self._post(where, user_id, clean_text(text))
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("could not tell %s in %s: %r", user_id, channel, exc)
+            log.log(level(exc), "could not tell %s in %s: %r", user_id, channel, exc)
 
     async def _replace_card(self, reply: ClickReply, interaction_id: str) -> None:
         """Show, in place of the ephemeral card clicked, what its message shows now: once

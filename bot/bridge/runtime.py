@@ -38,6 +38,7 @@ from bot.novo.client import NovoClient
 from bot.novo.probe import probe_novo
 from bot.outages import Outage
 from bot.policy.live import LivePolicy
+from bot.slack.availability import watch_slack
 from bot.slack.call_metrics import install_slack_counter
 from bot.slack.credentials import SlackIdentity, check_app_token, check_bot_token
 from bot.slack.gateway import SlackGateway, build_web_client, keep_alive_session
@@ -116,6 +117,9 @@ class Bridge:
             session=self._slack_session,
         )
         install_slack_counter(web_client)
+        # Slack out of reach, at start-up or later, is said once when it starts and once
+        # when it ends, from the client's answers; every failed call between is DEBUG
+        watch_slack(web_client)
         self.identity = identity = await check_bot_token(web_client)
         self._slack_check = Check(
             True, f"auth.test: team {identity.team_id}, bot user {identity.bot_user_id}"

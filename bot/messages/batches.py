@@ -19,6 +19,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
+from bot.outages import level
 from bot.store import Store
 from bot.store.sends import MessageKey, SentMessage
 
@@ -66,7 +67,12 @@ class SendBatches:
             try:
                 await self._write(batch)
             except Exception as exc:
-                log.warning("writing %d sends at once failed (%r); one by one", _size(batch), exc)
+                log.log(
+                    level(exc),
+                    "writing %d sends at once failed (%r); one by one",
+                    _size(batch),
+                    exc,
+                )
                 await self._write_alone(batch)
 
     async def _write(self, batch: _Batch) -> None:

@@ -28,6 +28,7 @@ from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.lanes import SendKind, SendLanes
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
+from bot.outages import level
 from bot.slack.gateway import SlackGateway
 from bot.slack.ids import GROUP_METADATA_EVENT_TYPE
 from bot.slack.render.context import MessageContext, RenderedMessage
@@ -176,7 +177,7 @@ class GroupMessages:
             await self.refresh(group_id)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else repr(exc)
-            log.warning("updating step group %s failed: %s", group_id, error)
+            log.log(level(exc), "updating step group %s failed: %s", group_id, error)
 
     async def refresh(self, group_id: str) -> bool:
         async with self._store.message_guard(_guard(group_id)):

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from bot.metrics import LANE_DEPTH
+from bot.outages import level
 
 log = logging.getLogger(__name__)
 
@@ -158,8 +159,17 @@ class _Lane:
             self._charge(item)
             try:
                 await item.send()
-            except Exception:  # the store still says what is owed; the next poll re-queues it
-                log.exception("send on lane %s for %s failed", self.channel, item.key[0])
+            except Exception as exc:  # the store still says what is owed; the next poll
+                # re-queues it. Slack or the store out of reach is their outage's to say.
+                quiet = level(exc) < logging.WARNING
+                log.log(
+                    logging.DEBUG if quiet else logging.ERROR,
+                    "send on lane %s for %s failed: %r",
+                    self.channel,
+                    item.key[0],
+                    exc,
+                    exc_info=not quiet,
+                )
 
     def _forget_flows(self) -> None:
         """A flow whose turns are all behind the lane's needs no entry: its next post

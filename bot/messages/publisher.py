@@ -44,6 +44,7 @@ from bot.messages.groups import GroupMessages
 from bot.messages.lanes import Send, SendKind, SendLanes
 from bot.messages.reads import FactReads
 from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
+from bot.outages import level
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.compact import compact_message
@@ -131,7 +132,7 @@ class MessagePublisher:
             await self.refresh(interaction_id)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else repr(exc)
-            log.warning("updating the message for %s failed: %s", interaction_id, error)
+            log.log(level(exc), "updating the message for %s failed: %s", interaction_id, error)
 
     # ------------------------------------------------------------------ sending
 
@@ -239,7 +240,8 @@ class MessagePublisher:
                 tracked.id, message, partial(self._slack.update_message, sent.shown_in, sent.ts)
             )
         except SlackApiError as exc:
-            log.warning(
+            log.log(
+                level(exc),
                 "updating the %s of %s in %s failed: %s",
                 sent.purpose,
                 tracked.id,

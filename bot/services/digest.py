@@ -39,6 +39,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.messages.publisher import MessagePublisher
+from bot.outages import level
 from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
 from bot.services.advice import ADVICE_DAYS, advice_from
@@ -166,7 +167,8 @@ class DigestService:
             await self._slack.post_message_to(entry.to, message)
         except SlackApiError as exc:
             await self._store.skip_digest(key, scheduled)  # refused: it would be again
-            log.warning(
+            log.log(
+                level(exc),
                 "Slack refused the digest to %s for %s: %s",
                 entry.to,
                 scheduled,
@@ -174,8 +176,12 @@ class DigestService:
             )
             return False
         except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning(
-                "digest to %s for %s may not have reached Slack: %r", entry.to, scheduled, exc
+            log.log(
+                level(exc),
+                "digest to %s for %s may not have reached Slack: %r",
+                entry.to,
+                scheduled,
+                exc,
             )
             return False
         sent_at = self._clock()

@@ -56,6 +56,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor
 from bot.messages.publisher import MessagePublisher
+from bot.outages import level
 from bot.policy.routes import Route
 from bot.services.allowances import AllowanceService
 from bot.services.deciders import DeciderGate
@@ -425,11 +426,11 @@ class HomeService:
                 await self._slack.publish_view(user_id, view)
             except SlackApiError as exc:
                 error = str(exc.response.get("error"))
-                log.warning("publishing the Home tab of %s failed: %s", user_id, error)
+                log.log(level(exc), "publishing the Home tab of %s failed: %s", user_id, error)
                 if error in _TRANSIENT:
                     return True
             except (aiohttp.ClientError, TimeoutError) as exc:
-                log.warning("publishing the Home tab of %s got no answer: %r", user_id, exc)
+                log.log(level(exc), "publishing the Home tab of %s got no answer: %r", user_id, exc)
                 return True
             await self._store.record_home_published(user_id, digest, self._clock())
             return True

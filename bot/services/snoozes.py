@@ -34,6 +34,7 @@ from bot.clock import Clock
 from bot.messages.lanes import SendKind
 from bot.messages.publisher import MessagePublisher
 from bot.metrics import SNOOZES
+from bot.outages import level
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.context import MessageContext
 from bot.slack.render.snooze import (
@@ -145,10 +146,12 @@ class SnoozeService:
         try:
             await self._slack.post_message_to(snooze.user_id, message)
         except SlackApiError as exc:
-            # not posted, and it would be refused again (the person can't be DMed)
+            # not posted (a DM is sent at most once: it is taken before the post), and
+            # refused it would be again; Slack down is said by its outage, this at DEBUG
             await self._store.drop_snooze(snooze.id, self._clock())
             SNOOZES.labels("dropped").inc()
-            log.warning(
+            log.log(
+                level(exc),
                 "Slack refused snooze %d for %s: %s",
                 snooze.id,
                 snooze.user_id,
@@ -156,8 +159,12 @@ class SnoozeService:
             )
             return
         except (aiohttp.ClientError, TimeoutError) as exc:
-            log.warning(
-                "snooze %d for %s may not have reached Slack: %r", snooze.id, snooze.user_id, exc
+            log.log(
+                level(exc),
+                "snooze %d for %s may not have reached Slack: %r",
+                snooze.id,
+                snooze.user_id,
+                exc,
             )
             return
         SNOOZES.labels("sent").inc()
@@ -176,5 +183,5 @@ class SnoozeService:
         try:
             return await self._slack.permalink(channel, ts)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("no permalink for %s: %r", tracked.id, exc)
+            log.log(level(exc), "no permalink for %s: %r", tracked.id, exc)
             return None

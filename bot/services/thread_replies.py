@@ -39,6 +39,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.domain import SlackActor, SlackDecision, SlackMessageRef
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
+from bot.outages import level
 from bot.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.acking import Acknowledge, window_of
 from bot.services.deciders import DeciderGate
@@ -113,7 +114,9 @@ def reply_marker(slack: SlackGateway) -> ReplyMark:
         try:
             await slack.add_reaction(reply.channel, reply.ts, REACTION)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("could not add ✅ to reply %s in %s: %r", reply.ts, reply.channel, exc)
+            log.log(
+                level(exc), "could not add ✅ to reply %s in %s: %r", reply.ts, reply.channel, exc
+            )
 
     return mark
 
@@ -262,4 +265,6 @@ class ThreadReplyService:
                 blocks=blocks,
             )
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("could not tell %s in the thread %s: %r", reply.user_id, reply.ts, exc)
+            log.log(
+                level(exc), "could not tell %s in the thread %s: %r", reply.user_id, reply.ts, exc
+            )

@@ -11,9 +11,31 @@ answer reads "not Slack's Web API" instead of ending in a traceback.
 
 from __future__ import annotations
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 
+from bot.outages import out_of_reach as outage_failure
+
 NOT_JSON = "an answer that is not JSON"
+UNAVAILABLE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout"})
+"""Slack's own words for "not now, I am not up": the call was not done, and no fault of it."""
+
+
+def unavailable(status: int, error: str | None) -> bool:
+    """An answer saying Slack is down (a 5xx, or an error code saying so), not a refusal.
+
+    A 429 is no outage: Slack is up and says when to come back (the client waits it out).
+    """
+    return status >= 500 or error in UNAVAILABLE
+
+
+@outage_failure
+def out_of_reach(exc: BaseException) -> bool:
+    """A failed call that is Slack out of reach (no answer at all, or a "down" answer):
+    the Slack outage's to say (bot.slack.availability), not the caller's."""
+    if isinstance(exc, SlackApiError):
+        return unavailable(http_status(exc), slack_error(exc))
+    return isinstance(exc, aiohttp.ClientError | TimeoutError | OSError)
 
 
 def slack_error(exc: SlackApiError) -> str | None:

@@ -20,17 +20,14 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import SettingsError
-from bot.outages import Outage
-from bot.slack.answers import http_status, not_web_api, slack_error
+from bot.slack.answers import UNAVAILABLE, http_status, not_web_api, slack_error
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_SECONDS = 0.5
 RETRY_MAX_SECONDS = 15.0
 # Answers that say "not now" rather than "not this token".
-_TRANSIENT = frozenset(
-    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
-)
+_TRANSIENT = UNAVAILABLE | {"ratelimited"}
 
 
 @dataclass(frozen=True)
@@ -84,11 +81,9 @@ async def _until_answered(
     setting: str, method: str, call: Callable[[], Awaitable[Any]]
 ) -> dict[str, Any]:
     delay = RETRY_FIRST_SECONDS
-    outage = Outage("slack", log)
     while True:
         try:
             response = await call()
-            outage.answered("Slack answers %s again", method)
             return dict(response.data) if hasattr(response, "data") else dict(response)
         except SlackApiError as exc:
             status = http_status(exc)
@@ -100,6 +95,7 @@ async def _until_answered(
             why = str(error or f"HTTP {status}")
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             why = str(exc) or type(exc).__name__
-        outage.failed("Slack did not answer %s (%s); trying again in %.1fs", method, why, delay)
+        # DEBUG: Slack out of reach is said once, by the client's watch (bot.slack.availability)
+        log.debug("Slack did not answer %s (%s); trying again in %.1fs", method, why, delay)
         await asyncio.sleep(delay)
         delay = min(delay * 2, RETRY_MAX_SECONDS)

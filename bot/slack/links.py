@@ -15,6 +15,7 @@ import logging
 import aiohttp
 from slack_sdk.errors import SlackApiError
 
+from bot.outages import level
 from bot.slack.gateway import SlackGateway
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class MessageLinks:
         try:
             found = await self._slack.permalink(channel, ts)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
-            log.warning("no permalink for %s in %s: %r", ts, channel, exc)
+            log.log(level(exc), "no permalink for %s in %s: %r", ts, channel, exc)
             return None
         if len(self._asked) >= MAX_CACHED:
             self._asked.pop(next(iter(self._asked)))

@@ -14,6 +14,10 @@ message and returns does exit.
 
 from __future__ import annotations
 
+from sqlalchemy import exc as sa
+
+from bot.outages import out_of_reach as outage_failure
+
 SETTING = "NOVO_SLACK_DB"
 
 
@@ -22,7 +26,7 @@ class StoreOpenError(Exception):
 
     def __init__(self, where: str, cause: str) -> None:
         self.where = where
-        self.cause = _one_line(cause)
+        self.cause = one_line(cause)
         super().__init__(f"{SETTING}: {where}: {self.cause}")
 
 
@@ -67,5 +71,44 @@ class StoreFileError(Exception):
         )
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """Text as one line, whatever a driver's message holds (newlines, a traceback's indent)."""
     return " ".join(text.split()) or "unknown error"
+
+
+@outage_failure
+def unreachable(exc: BaseException) -> bool:
+    """A failure that is the database out of reach (no connection, a connection lost, no
+    answer in time, the server shutting down), not a statement it refused: the store
+    outage's to say (bot.outages), not each caller's."""
+    if isinstance(exc, sa.DBAPIError):
+        lost = exc.connection_invalidated or _connection_lost(exc.orig)
+        return lost or isinstance(exc, sa.OperationalError | sa.InterfaceError)
+    return isinstance(exc, sa.TimeoutError | TimeoutError | OSError)
+
+
+def _connection_lost(error: BaseException | None) -> bool:
+    """A driver's error (or what caused it) that PostgreSQL's SQLSTATE classes call a
+    connection exception (08…) or the server going away (57P…): asyncpg's
+    "connection was closed in the middle of operation" reaches SQLAlchemy as a plain
+    DBAPIError, neither operational nor an interface error."""
+    while error is not None:
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state.startswith(("08", "57P")):
+            return True
+        if isinstance(error, OSError | TimeoutError):
+            return True
+        error = error.__cause__
+    return False
+
+
+def cause(exc: BaseException) -> str:
+    """Why the database failed, in the driver's words (SQLAlchemy's own add the statement
+    and a link, which say nothing of it); the caller makes it one line."""
+    if isinstance(exc, sa.DBAPIError) and exc.orig is not None:
+        return str(exc.orig) or type(exc.orig).__name__
+    if isinstance(exc, TimeoutError):
+        return "no answer from the database server in time"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from bot.store.errors import StoreFileError, StoreOpenError
+from bot.store.errors import StoreFileError, StoreOpenError, cause
 from bot.store.filelock import PRIVATE, FileLock
-from bot.store.migrate import SchemaError
 from bot.store.target import Target, parse_target
 
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -116,7 +114,7 @@ async def open_engine(
         if isinstance(exc, StoreOpenError):
             raise
         if isinstance(exc, Exception):
-            raise StoreOpenError(where.shown, _cause(exc)) from exc
+            raise StoreOpenError(where.shown, cause(exc)) from exc
         raise
 
 
@@ -224,15 +222,3 @@ def _postgres_engine(
         max_overflow=20,
         pool_timeout=STATEMENT_TIMEOUT_SECONDS,
     )
-
-
-def _cause(exc: Exception) -> str:
-    if isinstance(exc, DBAPIError) and exc.orig is not None:
-        return str(exc.orig) or type(exc.orig).__name__
-    if isinstance(exc, TimeoutError):
-        return "no answer from the database server in time"
-    if isinstance(exc, SchemaError):
-        return str(exc)
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc) or type(exc).__name__

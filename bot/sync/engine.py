@@ -43,6 +43,7 @@ from bot.novo.client import NovoClient
 from bot.novo.errors import InteractionNotFoundError, NovoError
 from bot.novo.models import Interaction
 from bot.novo.records import UnreadableRecord, id_of, parse_record
+from bot.outages import level
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.store.audit import interaction_facts
@@ -320,7 +321,8 @@ class SyncEngine:
             INTERACTION_FAILURES.inc()
             if report is not None:
                 report.errors.append(f"{interaction_id}: {exc!r}")
-            log.warning(
+            log.log(
+                level(exc),
                 "handling %s failed (%r); it waits %.0fs, the rest go on",
                 interaction_id,
                 exc,
@@ -393,8 +395,11 @@ class SyncEngine:
             )
             fresh = await self._store.get_many(claimed)
         except Exception as exc:
-            log.warning(
-                "claiming %d new interactions at once failed (%r); one by one", len(planned), exc
+            log.log(
+                level(exc),
+                "claiming %d new interactions at once failed (%r); one by one",
+                len(planned),
+                exc,
             )
             for record, _, _ in planned:
                 await self._guarded(

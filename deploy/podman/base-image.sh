@@ -4,6 +4,12 @@
 # For hosts that reach Debian's packages but no container registry. Needs mmdebstrap.
 set -euo pipefail
 name="${1:-localhost/novo-base:bookworm}"
+if ! command -v mmdebstrap >/dev/null; then
+  echo "base-image.sh: making $name from Debian's packages needs mmdebstrap (apt-get install" \
+    "mmdebstrap); where a registry is reachable, build on the official image instead:" \
+    "make image BASE_IMAGE=docker.io/library/python:3.11-slim-bookworm" >&2
+  exit 1
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mmdebstrap --quiet --format=tar --variant=minbase \

@@ -73,7 +73,7 @@ async def test_sigterm_while_slack_is_unreachable_at_start(world: World) -> None
     bridge = await world.run(
         SLACK_APP_TOKEN=world.slack.app_token, SLACK_API_URL=f"http://127.0.0.1:{port}/api/"
     )
-    await bridge.saw("Slack did not answer auth.test")
+    await bridge.saw(r"Slack at \S+ does not answer \(auth.test: ")
     await _stops_cleanly(bridge)
     assert not world.slack.calls()
     assert API_KEY not in bridge.stderr

@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.check import EXAMPLE_HOST, FAILED, OK, SKIPPED, Item, checklist
+from bot.check import FAILED, OK, SKIPPED, Item, checklist
+from bot.slack.manifest import EXAMPLE_HOST
 from bot.slack.scopes import REQUIRED_BOT_EVENTS, REQUIRED_BOT_SCOPES
 from bot.store import Store
 from bot.store.filelock import FileLock
@@ -179,7 +180,7 @@ async def test_a_socket_mode_manifest_beside_an_http_bridge_fails_with_the_fix(
     mode = items["mode"]
     assert mode.mark == FAILED and mode.code == 2
     assert "turns Socket Mode on" in mode.detail and "SLACK_APP_TOKEN is not set" in mode.detail
-    assert "set SLACK_APP_TOKEN" in mode.fix and "socket_mode_enabled: false" in mode.fix
+    assert "set SLACK_APP_TOKEN" in mode.fix and "novo-slack manifest --host" in mode.fix
 
 
 async def test_an_http_manifest_beside_a_socket_mode_bridge_fails_with_the_fix(
@@ -270,9 +271,10 @@ async def test_a_manifest_missing_an_event_subscription_is_named(
     events = items["events"]
     assert events.mark == FAILED
     assert events.detail == "manifest.yml does not subscribe to message.groups"
-    assert "Event Subscriptions" in events.fix
+    assert "Event Subscriptions" in events.fix and "novo-slack manifest" in events.fix
     assert items["scopes"].mark == FAILED
     assert items["scopes"].detail == "the bot token lacks reactions:write"
+    assert "novo-slack manifest" in items["scopes"].fix
 
 
 def test_the_manifest_is_valid_for_slack() -> None:

@@ -35,7 +35,7 @@ from novo_dev.sim.control import SimControl
 from novo_dev.sim.server import SimServer
 from tests.e2e.conftest import _block_text
 from tests.replicas.conftest import database_url
-from tests.ship.podman import podman
+from tests.ship.podman import REPO, podman
 from tests.support import PROCESS_TIMEOUT, trigger_ttl, wait_until
 
 SIGNING_SECRET = "container-signing-secret"
@@ -271,3 +271,10 @@ async def test_the_image_is_small_and_keeps_nothing_of_its_build(image: str) -> 
     history = (await podman("history", "--no-trunc", "--format", "{{.CreatedBy}}", image)).out
     build_only = ("PIP_CERT", "ca-certificates.crt", "binutils", "pip install")
     assert not [word for word in build_only if word in history + json.dumps(config)]
+
+
+async def test_the_image_prints_the_app_manifest_checks_fixes_name(image: str) -> None:
+    """`check`'s fixes say to update the app from `novo-slack manifest`: there is no
+    checkout in the image, so the command prints the manifest the package carries."""
+    ran = await podman("run", "--rm", image, "manifest")
+    assert ran.out == (REPO / "manifest.yml").read_text(encoding="utf-8")

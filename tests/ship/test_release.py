@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 from packaging.version import Version
 
 from bot import __version__
@@ -22,6 +23,7 @@ from tests.ship.podman import REPO
 
 CHANGELOG = REPO / "CHANGELOG.md"
 ENV_EXAMPLE = REPO / ".env.example"
+MANIFEST = REPO / "manifest.yml"
 PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", "bot")
 BIN = Path(sys.executable).parent
 
@@ -68,6 +70,7 @@ def test_the_wheel_holds_the_product_alone(built: list[Path]) -> None:
     with zipfile.ZipFile(wheel) as packed:
         names = packed.namelist()
         sources = {n: packed.read(n).decode() for n in names if n.endswith(".py")}
+    assert "bot/slack/manifest.yml" in names  # `novo-slack manifest` prints it
     tops = {name.split("/")[0] for name in names}
     assert tops == {"bot", f"novo_slack-{__version__}.dist-info"}, tops
     stand_ins = ("localslack", "sim/", "demo/", "playground", "static/", ".js", ".html", ".css")
@@ -98,6 +101,8 @@ def test_the_wheel_installs_alone_and_runs(built: list[Path], tmp_path: Path) ->
         "NOVO_SLACK_DB": str(tmp_path / "store.db"),
     }
     assert "(head)" in _run(command, "db", "upgrade", env=env, cwd=tmp_path)  # migrations packed
+    # the app manifest `check`'s fixes point at, where no checkout is
+    assert _run(command, "manifest", cwd=tmp_path) == MANIFEST.read_text(encoding="utf-8")
 
 
 _RELEASE = re.compile(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", re.MULTILINE)
@@ -131,6 +136,24 @@ def test_env_example_is_made_from_the_settings(capsys: pytest.CaptureFixture[str
     # and the installed command prints it, where there is no checkout to read it from
     assert main(["settings"]) == 0
     assert capsys.readouterr().out == render_env_example()
+
+
+def test_manifest_yml_is_what_novo_slack_manifest_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The repository's manifest.yml is the packaged one, byte for byte (`make manifest`):
+    the README has people paste the file, `check`'s fixes have them run the command."""
+    assert main(["manifest"]) == 0
+    assert capsys.readouterr().out.encode() == MANIFEST.read_bytes(), (
+        "manifest.yml is out of date: edit bot/slack/manifest.yml, then run `make manifest`"
+    )
+    assert main(["manifest", "--host", "slack.acme.test", "--socket-mode"]) == 0
+    variant = yaml.safe_load(capsys.readouterr().out)
+    settings = variant["settings"]
+    assert settings["socket_mode_enabled"] is True
+    assert settings["interactivity"]["request_url"] == "https://slack.acme.test/slack/events"
+    assert settings["event_subscriptions"]["request_url"] == "https://slack.acme.test/slack/events"
+    assert variant["features"]["slash_commands"][0]["url"].startswith("https://slack.acme.test/")
 
 
 def test_every_setting_says_what_it_means() -> None:

@@ -43,6 +43,8 @@ class Faults:
         self._delays: dict[str, float] = {}
         self._holds: dict[str, asyncio.Event] = {}
         self._lost_answers: dict[str, int] = {}
+        self.down: Failure | None = None  # while set, every Web API call answers it
+        self.cut = False  # while set, every Web API call's connection is cut, unanswered
         # token-bucket mode: per channel (tokens, when last counted)
         self._auto_burst: float | None = None
         self._buckets: dict[str, tuple[float, float]] = {}
@@ -106,8 +108,19 @@ class Faults:
         body = {"ok": False, "error": error}
         _script(self._method_failures, method, count, Failure(http_status, body, {}))
 
+    def go_down(self, http_status: int | None) -> None:
+        """Every later call fails: answered `http_status`, or (None) cut off unanswered."""
+        body = {"ok": False, "error": "service_unavailable"}
+        self.down = Failure(http_status, body, {}) if http_status is not None else None
+        self.cut = http_status is None
+
+    def come_back(self) -> None:
+        self.down, self.cut = None, False
+
     def before_call(self, method: str, channel: str | None) -> Failure | None:
         """The failure this call meets, if any; consumes one scripted failure."""
+        if self.down is not None:
+            return self.down
         failure = _consume(self._method_failures, method)
         if failure is not None or method != "chat.postMessage" or channel is None:
             return failure

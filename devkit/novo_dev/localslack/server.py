@@ -277,6 +277,14 @@ class LocalSlack:
     def release_method(self, method: str) -> None:
         self._faults.release_method(method)
 
+    def go_down(self, http_status: int | None = 503) -> None:
+        """Slack out of reach until `come_back()`: every Web API call answers `http_status`
+        (a 5xx), or with None has its connection cut before any answer (a network outage)."""
+        self._faults.go_down(http_status)
+
+    def come_back(self) -> None:
+        self._faults.come_back()
+
     def fail_method(
         self, method: str, *, count: int = 1, error: str = "internal_error", http_status: int = 200
     ) -> None:
@@ -405,6 +413,10 @@ class LocalSlack:
         if delay:
             await asyncio.sleep(delay)
         await self._faults.wait_while_held(method)
+        if self._faults.cut and request.transport is not None:
+            answer(method, args, {"ok": False, "error": "connection_cut"}, 0, {})  # recorded
+            request.transport.abort()
+            return web.Response(status=204)  # never reaches the caller: the line is cut
         try:
             args = await _read_args(request)
             self._authorize(request, args, method)
