@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from bot.clock import Clock
 from bot.store import Store
-from bot.store.sends import MessageKey, SentMessage
+from bot.store.messages import MessageKey, SentMessage
 
 log = logging.getLogger(__name__)
 

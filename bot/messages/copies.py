@@ -29,6 +29,7 @@ from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.publisher import MessagePublisher
 from bot.store import Store, TrackedInteraction, TrackedMessage
+from bot.store.messages import MessageKey
 from bot.store.schema import MessageKind, MessageState
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,8 @@ class CopyPoster:
             error = exc.response.get("error")
             if error not in UNREACHABLE_ERRORS:
                 raise
-            if await self._store.drop_claim(tracked.id, MessageKind.COPY, claimed.channel):
+            key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
+            if await self._store.drop_claim(key):
                 log.warning(
                     "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
                     claimed.channel,
@@ -126,15 +128,8 @@ class CopyPoster:
         if ts is None:
             await self._post(tracked, claimed)
             return
-        await self._store.mark_message_posted(
-            tracked.id,
-            MessageKind.COPY,
-            claimed.channel,
-            ts,
-            "",
-            self._clock(),
-            slack_channel=where,
-        )
+        key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
+        await self._publisher.lifecycle.adopt(key, where, ts)
         log.info("reconciled the copy of %s in %s with its message %s", tracked.id, where, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
 

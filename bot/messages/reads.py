@@ -21,7 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.store.sends import MessageFacts
+from bot.store.facts import MessageFacts
 
 
 class FactSource(Protocol):

@@ -12,12 +12,13 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, RowMapping, and_, case, or_, select, update
+from sqlalchemy import ColumnElement, RowMapping, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
 from bot.novo.models import Interaction
-from bot.store.base import StoreBase, insert_for
+from bot.store.base import ID_CHUNK, StoreBase, insert_for
+from bot.store.messages import MessageKey, new_message
 from bot.store.records import dump_record, stored_expiry, wire_record
 from bot.store.rows import OpenDeadline, TrackedInteraction, tracked
 from bot.store.schema import UNPOSTED, MessageKind, MessageState, interactions, messages
@@ -42,7 +43,6 @@ STAMPED = select(
     *(column for column in interactions.c if column.name != "snapshot"), *_PRIMARY_COLUMNS
 ).join(messages, _primary)
 """TRACKED without the stored record: what a read takes when the parsed record is kept."""
-ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 _OPEN_AND_SHOWN = (
     interactions.c.status == "pending",
     interactions.c.gone.is_(False),
@@ -74,7 +74,7 @@ class InteractionQueries(StoreBase):
     ) -> bool:
         """Track a new interaction, its messages `queued` for their lanes; False when
         already tracked (posted once). Each lane claims its message just before sending
-        it (`SendQueries.record_sends`).
+        it (`MessageQueries.record_sends`).
 
         `copies`: the route's further destinations (the other users of a `dm:` list),
         each claimed as a `copy` message in the same transaction, so a crash can
@@ -107,40 +107,6 @@ class InteractionQueries(StoreBase):
             return claimed
 
         return await self._transaction(claim_all)
-
-    async def mark_posted(
-        self,
-        interaction_id: str,
-        ts: str,
-        rendered_hash: str,
-        now: datetime,
-        *,
-        slack_channel: str | None = None,
-    ) -> bool:
-        """Record the primary's ts; `slack_channel`: where Slack put it, when that is not
-        its `channel` (the `D…` id of a DM routed to a user)."""
-        return (
-            await self._write(
-                update(messages)
-                .where(
-                    messages.c.interaction_id == interaction_id,
-                    messages.c.purpose == MessageKind.PRIMARY,
-                    messages.c.state.in_(UNPOSTED),
-                )
-                .values(
-                    state=MessageState.POSTED,
-                    ts=ts,
-                    # kept only when it differs, as for every other message
-                    slack_channel=case(
-                        (messages.c.channel == slack_channel, None), else_=slack_channel
-                    ),
-                    rendered_hash=rendered_hash,
-                    version=messages.c.version + 1,
-                    updated_at=now,
-                )
-            )
-            == 1
-        )
 
     async def update_snapshot(self, interaction: Interaction, now: datetime) -> None:
         """Keep the newest API record; never move a finalized record back to pending.
@@ -178,17 +144,6 @@ class InteractionQueries(StoreBase):
             )
 
         await self._transaction(keep)
-
-    async def set_rendered_hash(self, interaction_id: str, rendered_hash: str) -> None:
-        """What Slack shows now; also marks the message as in step with the record."""
-        await self._write(
-            update(messages)
-            .where(
-                messages.c.interaction_id == interaction_id,
-                messages.c.purpose == MessageKind.PRIMARY,
-            )
-            .values(rendered_hash=rendered_hash, synced=True, version=messages.c.version + 1)
-        )
 
     async def mark_gone(self, interaction_id: str, now: datetime) -> None:
         async def gone(connection: AsyncConnection) -> None:
@@ -431,23 +386,10 @@ async def _claim_one(
     """Claim one interaction and its messages on `connection`; False if already tracked."""
     if not await track_new(connection, interaction, now, group_id=groups.get(interaction.id)):
         return False
-    wanted = [(MessageKind.PRIMARY, channel)] + [
-        (MessageKind.COPY, target) for target in dict.fromkeys(copies) if target != channel
+    wanted = [MessageKey(interaction.id, MessageKind.PRIMARY, channel)] + [
+        MessageKey(interaction.id, MessageKind.COPY, target)
+        for target in dict.fromkeys(copies)
+        if target != channel
     ]
-    await connection.execute(
-        messages.insert(),
-        [
-            {
-                "interaction_id": interaction.id,
-                "purpose": purpose,
-                "channel": target,
-                "state": MessageState.QUEUED,  # claimed by its lane just before it is sent
-                "synced": False,
-                "version": 0,
-                "claimed_at": now,
-                "updated_at": now,
-            }
-            for purpose, target in wanted
-        ],
-    )
+    await connection.execute(messages.insert(), [new_message(key, now) for key in wanted])
     return True

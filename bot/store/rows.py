@@ -174,7 +174,8 @@ def snooze(row: RowMapping) -> Snooze:
 
 @dataclass(frozen=True)
 class StepGroup:
-    """Sibling approvals of one run's step, shown under one message in `channel`."""
+    """Sibling approvals of one run's step, shown under one message in `channel`: the
+    group, and where its message is (`state`, `ts`, what it shows, its claim)."""
 
     id: str
     root_run_id: str
@@ -186,6 +187,7 @@ class StepGroup:
     rendered_hash: str | None
     outcome: str | None
     claimed_at: datetime
+    after_ts: str | None = None
 
 
 def step_group(row: RowMapping) -> StepGroup:
@@ -199,7 +201,8 @@ def step_group(row: RowMapping) -> StepGroup:
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],
         outcome=row["outcome"],
-        claimed_at=row["claimed_at"],
+        claimed_at=row["message_claimed_at"],
+        after_ts=row["after_ts"],
     )
 
 

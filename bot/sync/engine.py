@@ -46,7 +46,8 @@ from bot.novo.records import UnreadableRecord, id_of, parse_record
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.store.audit import interaction_facts
-from bot.store.schema import MessageState
+from bot.store.messages import MessageKey
+from bot.store.schema import MessageKind, MessageState
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.routing import ChannelRouter
@@ -525,7 +526,8 @@ class SyncEngine:
                 self._queue_unposted(tracked)
                 continue
             where, ts = hit
-            await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
+            key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
+            await self._publisher.lifecycle.adopt(key, where, ts)
             log.info("reconciled %s with its existing message %s", tracked.id, ts)
             self._publisher.refresh_soon(tracked.id, tracked.channel)
             await self._copies.queue_claimed(tracked)

@@ -6,8 +6,8 @@ import asyncio
 from datetime import timedelta
 
 from bot.store import Store
+from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageKind
-from bot.store.sends import MessageKey, SentMessage
 
 from .helpers import NOW, interaction
 
