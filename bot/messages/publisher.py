@@ -126,6 +126,10 @@ class MessagePublisher:
         if tracked.ts is not None or await self._copies(interaction_id):
             self.refresh_soon(interaction_id, tracked.channel)
 
+    async def refresh_group_soon(self, group_id: str) -> None:
+        """Queue a re-render of a step group's own message (if it is posted)."""
+        await self.groups.refresh_soon_by_id(group_id)
+
     async def refresh_quietly(self, interaction_id: str) -> None:
         """A refresh whose failure is logged, not raised: the store still marks the
         message out of step, so the next poll queues it again."""

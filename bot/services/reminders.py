@@ -24,9 +24,9 @@ from functools import partial
 from typing import Literal
 
 from bot.clock import Clock
+from bot.messages import Messages
 from bot.messages.context import ESCALATE_STEP
 from bot.messages.lanes import SendKind
-from bot.messages.publisher import MessagePublisher
 from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
@@ -70,7 +70,7 @@ class ReminderService:
         self,
         store: Store,
         slack: SlackGateway,
-        publisher: MessagePublisher,
+        publisher: Messages,
         policy: LivePolicy,
         clock: Clock,
     ) -> None:
