@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 
 from bot.domain import SlackActor, SlackDecision
 from bot.store import Store
+from bot.store.messages import MessageKey
 from bot.store.records import stored_expiry
 from bot.store.schema import MessageKind
 
@@ -226,3 +227,28 @@ async def test_the_countdowns_read_each_open_deadline_without_the_records(
 )
 def test_a_stored_expiry_reads_as_the_model_reads_it(text: str, expected: Any) -> None:
     assert stored_expiry(text) == expected
+
+
+async def test_a_step_groups_message_is_a_message_of_its_own_kind(
+    store: Store, peer: Store
+) -> None:
+    """Tracked with the group (once, whoever forms it), then claimed and recorded by the
+    verbs every message takes; a thread under it is none of an interaction's."""
+    group = await store.claim_group("run_1", 3, "C1", "agt", NOW)
+    assert await peer.claim_group("run_1", 3, "C1", "agt", NOW) == group
+    [tracked] = await store.unposted_messages()
+    assert (tracked.interaction_id, tracked.purpose, tracked.state) == (
+        group,
+        MessageKind.GROUP,
+        "queued",
+    )
+    assert not await store.track_message(MessageKey(group, MessageKind.GROUP, "C1"), NOW)
+    await record_message(store, group, MessageKind.GROUP, "C1", "5.5", "h", NOW)
+    shown = await store.group(group)
+    assert shown is not None and (shown.state, shown.ts, shown.rendered_hash) == (
+        "posted",
+        "5.5",
+        "h",
+    )
+    assert await store.interaction_at("C1", "5.5") is None
+    assert await store.unposted_messages() == []
