@@ -74,9 +74,7 @@ class CopyPoster:
     async def queue_unposted(self) -> None:
         """Each poll: copies still `posting` whose primary is posted (a crash, a lost
         answer). Those whose primary is not are queued when its post is next tried."""
-        for claimed in await self._store.unposted_messages():
-            if claimed.purpose != MessageKind.COPY:
-                continue
+        for claimed in await self._store.unposted_messages(MessageKind.COPY):
             tracked = await self._store.get(claimed.interaction_id)
             if tracked is not None and tracked.state == MessageState.POSTED:
                 self._queue(tracked, claimed)

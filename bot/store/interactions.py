@@ -61,6 +61,7 @@ _OPEN_POSTED = (
 )
 """Open, and its primary message posted (`open_interactions`, `open_deadlines`)."""
 _OLDEST_FIRST = (interactions.c.created_at, interactions.c.id)
+CLAIM_CHUNK = 200  # interactions per multi-row insert: 8 values each, inside every engine's limit
 
 
 class InteractionQueries(StoreBase):
@@ -101,9 +102,9 @@ class InteractionQueries(StoreBase):
 
         async def claim_all(connection: AsyncConnection) -> set[str]:
             claimed: set[str] = set()
-            for interaction, channel, copies in claims:
-                if await _claim_one(connection, interaction, channel, copies, now, joins):
-                    claimed.add(interaction.id)
+            for start in range(0, len(claims), CLAIM_CHUNK):
+                chunk = claims[start : start + CLAIM_CHUNK]
+                claimed |= await _claim_chunk(connection, chunk, now, joins)
             return claimed
 
         return await self._transaction(claim_all)
@@ -203,11 +204,13 @@ class InteractionQueries(StoreBase):
         return found
 
     async def get_many(self, interaction_ids: Collection[str]) -> dict[str, TrackedInteraction]:
-        """`get` for many ids in one query; those not tracked are absent."""
+        """`get` for many ids at once; those not tracked are absent."""
         if not interaction_ids:
             return {}
-        rows = await self._all(TRACKED.where(interactions.c.id.in_(list(interaction_ids))))
-        return {str(r["id"]): tracked(r, self._show) for r in rows}
+        # parsed records are kept, as for every read: the poll that claims a burst reads it
+        # back here, and every later poll's `unposted` reuses what was parsed now
+        wanted = interactions.c.id.in_(list(interaction_ids))
+        return {t.id: t for t in await self._kept_or_parsed(wanted, _OLDEST_FIRST)}
 
     async def unposted(self) -> list[TrackedInteraction]:
         """Tracked but not confirmed posted: `queued` ones wait for their lane (nothing
@@ -375,21 +378,44 @@ async def track_new(
     return (await connection.execute(claim)).first() is not None
 
 
-async def _claim_one(
+async def _claim_chunk(
     connection: AsyncConnection,
-    interaction: Interaction,
-    channel: str,
-    copies: Sequence[str],
+    claims: Sequence[tuple[Interaction, str, Sequence[str]]],
     now: datetime,
     groups: Mapping[str, str],
-) -> bool:
-    """Claim one interaction and its messages on `connection`; False if already tracked."""
-    if not await track_new(connection, interaction, now, group_id=groups.get(interaction.id)):
-        return False
-    wanted = [MessageKey(interaction.id, MessageKind.PRIMARY, channel)] + [
-        MessageKey(interaction.id, MessageKind.COPY, target)
-        for target in dict.fromkeys(copies)
-        if target != channel
-    ]
-    await connection.execute(messages.insert(), [new_message(key, now) for key in wanted])
-    return True
+) -> set[str]:
+    """Claim these interactions and their messages on `connection` with two statements
+    (each one a thread hop on SQLite's driver, so not two per interaction); the ids
+    claimed now (those some process already tracks are left alone)."""
+    rows = {
+        interaction.id: {
+            "id": interaction.id,
+            "kind": interaction.kind,
+            "status": interaction.status,
+            "snapshot": dump_record(wire_record(interaction)),
+            "gone": False,
+            "group_id": groups.get(interaction.id),
+            "created_at": now,
+            "updated_at": now,
+        }
+        for interaction, _, _ in claims
+    }
+    if not rows:
+        return set()
+    insert = insert_for(connection, interactions).values(list(rows.values()))
+    found = await connection.execute(insert.on_conflict_do_nothing().returning(interactions.c.id))
+    claimed = {str(row.id) for row in found}
+    done: set[str] = set()
+    wanted: list[MessageKey] = []
+    for interaction, channel, copies in claims:
+        if interaction.id not in claimed:
+            continue
+        claimed_now = interaction.id
+        wanted.append(MessageKey(claimed_now, MessageKind.PRIMARY, channel))
+        others = [target for target in dict.fromkeys(copies) if target != channel]
+        wanted.extend(MessageKey(claimed_now, MessageKind.COPY, target) for target in others)
+        claimed.discard(claimed_now)  # listed twice: its messages once
+        done.add(claimed_now)
+    if wanted:
+        await connection.execute(messages.insert(), [new_message(key, now) for key in wanted])
+    return done

@@ -27,7 +27,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, delete, func, select, union_all, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    case,
+    delete,
+    func,
+    select,
+    tuple_,
+    union_all,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.base import ID_CHUNK, StoreBase
@@ -182,7 +192,7 @@ class MessageQueries(StoreBase):
         async def work(connection: AsyncConnection) -> tuple[set[MessageKey], set[MessageKey]]:
             # recorded first, so a claim's `after_ts` counts the posts of this batch
             recorded = {s.key for s in sent if await _record(connection, s, now)}
-            claimed = {key for key in claims if await _claim(connection, key, now)}
+            claimed = await _claim(connection, claims, now)
             entries = [
                 AuditEvent(
                     "posted",
@@ -252,26 +262,41 @@ class MessageQueries(StoreBase):
             == 1
         )
 
-    async def unposted_messages(self) -> list[TrackedMessage]:
-        """Every message tracked but not recorded posted, of any kind, oldest first:
-        `queued` (nothing sent) or `posting` (claimed, maybe sent)."""
+    async def unposted_messages(self, kind: MessageKind | None = None) -> list[TrackedMessage]:
+        """Every message tracked but not recorded posted (of `kind`, or of any), oldest
+        first: `queued` (nothing sent) or `posting` (claimed, maybe sent). A poll asks
+        for the copies alone: during a burst every primary waits here too."""
+        wanted: list[ColumnElement[bool]] = [messages.c.state.in_(UNPOSTED)]
+        if kind is not None:
+            wanted.append(messages.c.purpose == kind)
         rows = await self._all(
             select(messages)
-            .where(messages.c.state.in_(UNPOSTED))
+            .where(*wanted)
             .order_by(messages.c.claimed_at, messages.c.interaction_id, *_ORDER[1:])
         )
         return [message(r) for r in rows]
 
 
-async def _claim(connection: AsyncConnection, key: MessageKey, now: datetime) -> bool:
+async def _claim(
+    connection: AsyncConnection, keys: Sequence[MessageKey], now: datetime
+) -> set[MessageKey]:
+    """Claim each of `keys` still `queued`, in one statement (not one per lane: each is a
+    thread hop on SQLite's driver); the keys claimed."""
+    if not keys:
+        return set()
+    named = tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
     claimed = await connection.execute(
         update(messages)
-        .where(_named(key), messages.c.state == MessageState.QUEUED)
+        .where(
+            named.in_([(k.interaction_id, k.purpose.value, k.channel) for k in keys]),
+            messages.c.state == MessageState.QUEUED,
+        )
         .values(
             state=MessageState.POSTING, claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now
         )
+        .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
     )
-    return bool(claimed.rowcount)
+    return {MessageKey(r.interaction_id, MessageKind(r.purpose), r.channel) for r in claimed}
 
 
 async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime) -> bool:
