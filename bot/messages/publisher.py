@@ -77,7 +77,8 @@ class MessagePublisher:
         self.groups = GroupMessages(
             store, slack, clock, self.lanes, self.lifecycle, self.line_context
         )
-        self.reads = FactReads(store)
+        # a render's facts are read in the round that claims and records other lanes' sends
+        self.reads = FactReads(self.lifecycle.sends)
 
     # ------------------------------------------------------------------ queuing (never waits)
 

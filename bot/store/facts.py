@@ -15,9 +15,16 @@ from sqlalchemy import RowMapping, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import Allowance
-from bot.store.allowances import allowance_of
 from bot.store.base import ID_CHUNK, StoreBase
-from bot.store.rows import QueuedDecision, TakenStep, TrackedMessage, message, queued, taken_step
+from bot.store.rows import (
+    QueuedDecision,
+    TakenStep,
+    TrackedMessage,
+    allowance_of,
+    message,
+    queued,
+    taken_step,
+)
 from bot.store.schema import allowances, decisions, messages, steps
 
 
@@ -36,42 +43,44 @@ class FactQueries(StoreBase):
     async def message_facts(self, interaction_ids: Collection[str]) -> MessageFacts:
         """Open decisions, messages, steps taken and allowances granted of these
         interactions, in one transaction (every post renders from them)."""
-        wanted = list(dict.fromkeys(interaction_ids))
+        return await self._transaction(lambda connection: read_facts(connection, interaction_ids))
 
-        async def work(connection: AsyncConnection) -> MessageFacts:
-            async def rows(query: Select[Any]) -> Sequence[RowMapping]:
-                found: Sequence[RowMapping] = (await connection.execute(query)).mappings().all()
-                return found
 
-            facts = MessageFacts(
-                {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
-            )
-            for start in range(0, len(wanted), ID_CHUNK):
-                chunk = wanted[start : start + ID_CHUNK]
-                for row in await rows(
-                    select(decisions)
-                    .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
-                    .order_by(decisions.c.id)
-                ):
-                    facts.decisions.setdefault(row["interaction_id"], queued(row))
-                for row in await rows(
-                    select(messages)
-                    .where(messages.c.interaction_id.in_(chunk))
-                    .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
-                ):
-                    facts.messages[row["interaction_id"]].append(message(row))
-                for row in await rows(
-                    select(steps)
-                    .where(steps.c.interaction_id.in_(chunk))
-                    .order_by(steps.c.taken_at, steps.c.step)
-                ):
-                    facts.steps[row["interaction_id"]].append(taken_step(row))
-                for row in await rows(
-                    select(allowances)
-                    .where(allowances.c.interaction_id.in_(chunk))
-                    .order_by(allowances.c.id)
-                ):
-                    facts.allowances[row["interaction_id"]].append(allowance_of(row))
-            return facts
+async def read_facts(connection: AsyncConnection, interaction_ids: Collection[str]) -> MessageFacts:
+    """`message_facts` in the caller's transaction (a lane's round of sends reads them too)."""
+    wanted = list(dict.fromkeys(interaction_ids))
 
-        return await self._transaction(work)
+    async def rows(query: Select[Any]) -> Sequence[RowMapping]:
+        found: Sequence[RowMapping] = (await connection.execute(query)).mappings().all()
+        return found
+
+    facts = MessageFacts(
+        {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
+    )
+    for start in range(0, len(wanted), ID_CHUNK):
+        chunk = wanted[start : start + ID_CHUNK]
+        for row in await rows(
+            select(decisions)
+            .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
+            .order_by(decisions.c.id)
+        ):
+            facts.decisions.setdefault(row["interaction_id"], queued(row))
+        for row in await rows(
+            select(messages)
+            .where(messages.c.interaction_id.in_(chunk))
+            .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+        ):
+            facts.messages[row["interaction_id"]].append(message(row))
+        for row in await rows(
+            select(steps)
+            .where(steps.c.interaction_id.in_(chunk))
+            .order_by(steps.c.taken_at, steps.c.step)
+        ):
+            facts.steps[row["interaction_id"]].append(taken_step(row))
+        for row in await rows(
+            select(allowances)
+            .where(allowances.c.interaction_id.in_(chunk))
+            .order_by(allowances.c.id)
+        ):
+            facts.allowances[row["interaction_id"]].append(allowance_of(row))
+    return facts

@@ -5,8 +5,9 @@ verbs that carry each kind (`MessageKind`) through one lifecycle.
   interaction itself, `claim_many_for_posting`; a step group's with the group,
   `claim_group`), `queued`: nothing sent;
 - claim and record posted: `record_sends`, many lanes' claims (`queued` →
-  `posting`, just before the send) and recorded ts (`posting` → `posted`) in one
-  transaction; `record_posted` records one (a message found in Slack after a crash);
+  `posting`, just before the send), recorded ts (`posting` → `posted`) and the facts
+  their renders read, in one transaction; `record_posted` records one (a message
+  found in Slack after a crash);
 - unclaim: `unclaim`, Slack refused the send, so nothing was posted;
 - drop: `drop_claim`, Slack will never take it (that person cannot be DMed);
 - record what was shown: `record_shown`;
@@ -42,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.base import ID_CHUNK, StoreBase
 from bot.store.chain import AuditEvent, append_events
+from bot.store.facts import MessageFacts, read_facts
 from bot.store.rows import TrackedMessage, message
 from bot.store.schema import (
     UNPOSTED,
@@ -73,6 +75,16 @@ class SentMessage:
     rendered_hash: str
     slack_channel: str
     audit_detail: dict[str, Any] | None = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SendRound:
+    """What one round of sends did: the keys claimed and recorded now, and the facts read
+    (None when none were asked for)."""
+
+    claimed: set[MessageKey]
+    recorded: set[MessageKey]
+    facts: MessageFacts | None = None
 
 
 _ORDER = (messages.c.claimed_at, messages.c.purpose, messages.c.channel)
@@ -179,20 +191,28 @@ class MessageQueries(StoreBase):
         return await self._transaction(work)
 
     async def record_sends(
-        self, claims: Sequence[MessageKey], sent: Sequence[SentMessage], now: datetime
-    ) -> tuple[set[MessageKey], set[MessageKey]]:
-        """Claim `claims` (each `queued` → `posting`) and record the ts of each of `sent`
-        (`posting` → `posted`, with its audit entry), all in one transaction.
+        self,
+        claims: Sequence[MessageKey],
+        sent: Sequence[SentMessage],
+        now: datetime,
+        *,
+        read: Collection[str] = (),
+    ) -> SendRound:
+        """Claim `claims` (each `queued` → `posting`), record the ts of each of `sent`
+        (`posting` → `posted`, with its audit entry) and read the facts of the
+        interactions in `read` (`bot.store.facts`), all in one transaction: one round of
+        every lane's sends and renders, not one transaction for each.
 
-        Returns the keys claimed now and the keys recorded now; one missing was
-        claimed or recorded before (by another lane or replica, or a look after a
-        crash), and its sender must leave it alone.
+        A key missing from `claimed` or `recorded` was claimed or recorded before (by
+        another lane or replica, or a look after a crash), and its sender must leave it
+        alone.
         """
 
-        async def work(connection: AsyncConnection) -> tuple[set[MessageKey], set[MessageKey]]:
+        async def work(connection: AsyncConnection) -> SendRound:
             # recorded first, so a claim's `after_ts` counts the posts of this batch
             recorded = {s.key for s in sent if await _record(connection, s, now)}
             claimed = await _claim(connection, claims, now)
+            facts = await read_facts(connection, read) if read else None
             entries = [
                 AuditEvent(
                     "posted",
@@ -205,15 +225,15 @@ class MessageQueries(StoreBase):
             ]
             if entries:
                 await append_events(connection, entries)  # last: it holds the chain to the commit
-            return claimed, recorded
+            return SendRound(claimed, recorded, facts)
 
         return await self._transaction(work)
 
     async def record_posted(self, sent: SentMessage, now: datetime) -> bool:
         """`record_sends` of one claimed message alone (one in doubt that a look found in
         Slack); False when it was recorded before."""
-        _, recorded = await self.record_sends((), [sent], now)
-        return sent.key in recorded
+        done = await self.record_sends((), [sent], now)
+        return sent.key in done.recorded
 
     async def record_shown(
         self,

@@ -9,7 +9,15 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import RowMapping
 
-from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.domain import (
+    Allowance,
+    AllowanceEnd,
+    AllowanceScope,
+    Approval,
+    SlackActor,
+    SlackDecision,
+    SlackMessageRef,
+)
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
 from bot.store.schema import MessageKind, MessageState
@@ -344,3 +352,21 @@ def queued(row: RowMapping) -> QueuedDecision:
 def answers(text: str) -> list[dict[str, Any]]:
     value = load_record(text)
     return [dict(item) for item in value] if isinstance(value, list) else []
+
+
+def allowance_of(row: RowMapping) -> Allowance:
+    return Allowance(
+        id=int(row["id"]),
+        rule=row["rule"],
+        scope=cast(AllowanceScope, row["scope"]),
+        agent_id=row["agent_id"],
+        tool_name=row["tool_name"],
+        root_run_id=row["root_run_id"],
+        granted_by=SlackActor(row["granted_by_id"], row["granted_by_name"]),
+        granted_at=row["granted_at"],
+        until=row["until"],
+        interaction_id=row["interaction_id"],
+        ended=cast(AllowanceEnd | None, row["ended"]),
+        ended_by=row["ended_by_id"],
+        ended_at=row["ended_at"],
+    )

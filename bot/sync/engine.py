@@ -163,9 +163,12 @@ class SyncEngine:
         unreadable: list[UnreadableRecord] = []
         new: list[Interaction] = []
         for raw, rid in zip(listed, ids, strict=True):
-            if rid is not None and rid in unchanged:
+            if rid is not None and (rid in unchanged or (rid in known and rid not in versions)):
+                # unchanged since the last poll, or tracked and not shown yet (waiting for
+                # its lane during a burst: nothing to follow until it is posted, and
+                # parsing a thousand of them every poll would cost more than posting them)
                 report.pending += 1
-                continue  # unchanged since the last poll
+                continue
             record = parse_record(raw)
             if isinstance(record, UnreadableRecord):
                 unreadable.append(record)

@@ -23,8 +23,8 @@ def _sent(key: MessageKey, ts: str, rendered_hash: str = "h") -> SentMessage:
 
 
 async def _claimed(store: Store, key: MessageKey) -> None:
-    claimed, _ = await store.record_sends([key], [], NOW)
-    assert claimed == {key}
+    done = await store.record_sends([key], [], NOW)
+    assert done.claimed == {key}
 
 
 async def test_the_primary_message_is_a_message(store: Store) -> None:
