@@ -8,7 +8,7 @@ check-then-act.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Container, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -212,24 +212,34 @@ class InteractionQueries(StoreBase):
         wanted = interactions.c.id.in_(list(interaction_ids))
         return {t.id: t for t in await self._kept_or_parsed(wanted, _OLDEST_FIRST)}
 
-    async def unposted(self) -> list[TrackedInteraction]:
+    async def unposted(
+        self, *, leaving: Container[tuple[str, str]] = ()
+    ) -> list[TrackedInteraction]:
         """Tracked but not confirmed posted: `queued` ones wait for their lane (nothing
         was sent), `posting` ones are the crash window to reconcile.
 
         Each carries `claimed_at` and `after_ts`: a message, if one was sent, is newer.
+        `leaving`: (channel, id) of those the caller already has in hand (queued on its
+        lanes during a burst), left out before they are built.
         """
         unposted = messages.c.state.in_(UNPOSTED)
-        return await self._kept_or_parsed(unposted, (messages.c.claimed_at, interactions.c.id))
+        order = (messages.c.claimed_at, interactions.c.id)
+        return await self._kept_or_parsed(unposted, order, leaving)
 
     async def _kept_or_parsed(
-        self, where: ColumnElement[bool], order: tuple[ColumnElement[Any], ...]
+        self,
+        where: ColumnElement[bool],
+        order: tuple[ColumnElement[Any], ...],
+        leaving: Container[tuple[str, str]] = (),
     ) -> list[TrackedInteraction]:
-        """The interactions `where` picks, in `order`: records parsed before and unchanged
-        since are reused, so only what changed is read in full and parsed (every poll
-        reads what is waiting for its lane, a thousand during a burst)."""
+        """The interactions `where` picks, in `order`, less those `leaving` names: records
+        parsed before and unchanged since are reused, so only what changed is read in
+        full and parsed (every poll reads what is waiting for its lane, a thousand during
+        a burst)."""
         found: dict[str, TrackedInteraction | None] = {}
         for row in await self._all(STAMPED.where(where).order_by(*order)):
-            found[row["id"]] = self._kept(row)
+            if (row["channel"], row["id"]) not in leaving:
+                found[row["id"]] = self._kept(row)
         missing = [key for key, value in found.items() if value is None]
         for start in range(0, len(missing), ID_CHUNK):
             chunk = missing[start : start + ID_CHUNK]
@@ -241,17 +251,7 @@ class InteractionQueries(StoreBase):
     async def open_interactions(self) -> list[TrackedInteraction]:
         """Pending, not gone, and posted; oldest first. Records parsed before and unchanged
         since are reused, so only what changed is read in full and parsed."""
-        where, order = _OPEN_POSTED, _OLDEST_FIRST
-        found: dict[str, TrackedInteraction | None] = {}
-        for row in await self._all(STAMPED.where(*where).order_by(*order)):
-            found[row["id"]] = self._kept(row)
-        missing = [key for key, value in found.items() if value is None]
-        for start in range(0, len(missing), ID_CHUNK):
-            chunk = missing[start : start + ID_CHUNK]
-            for row in await self._all(TRACKED.where(*where, interactions.c.id.in_(chunk))):
-                found[row["id"]] = self._parse(row)
-        # one that stopped being open between the two reads is left out
-        return [value for value in found.values() if value is not None]
+        return await self._kept_or_parsed(and_(*_OPEN_POSTED), _OLDEST_FIRST)
 
     async def open_deadlines(self) -> list[OpenDeadline]:
         """`open_interactions` as the countdowns need them: each one's id, lane and

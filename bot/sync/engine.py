@@ -477,7 +477,8 @@ class SyncEngine:
         gets to it (nothing was sent for it), and the `posting` ones of each channel,
         claimed when a crash or a lost answer came, are looked for together first."""
         in_doubt: dict[str, list[str]] = {}
-        for tracked in await self._store.unposted():
+        # what the lanes already hold is queued once: a burst is not built again each poll
+        for tracked in await self._store.unposted(leaving=self._publisher.lanes.queued()):
             if tracked.state == MessageState.QUEUED or tracked.id in self._looked_for:
                 self._queue_unposted(tracked)
             elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
