@@ -25,7 +25,6 @@ from functools import partial
 
 from slack_sdk.errors import SlackApiError
 
-from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.publisher import MessagePublisher
 from bot.store import Store, TrackedInteraction, TrackedMessage
@@ -57,12 +56,10 @@ class CopyPoster:
         self,
         store: Store,
         publisher: MessagePublisher,
-        clock: Clock,
         guarded: Guarded,
     ) -> None:
         self._store = store
         self._publisher = publisher
-        self._clock = clock
         self._guarded = guarded
 
     async def queue_claimed(self, tracked: TrackedInteraction) -> None:

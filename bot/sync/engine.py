@@ -136,7 +136,7 @@ class SyncEngine:
         # each open record as last listed, with the stored version it matched at: a
         # local optimisation (after a restart the first poll compares every record)
         self._matched: dict[str, tuple[int, Any]] = {}
-        self._copies = CopyPoster(store, publisher, clock, self._guarded)
+        self._copies = CopyPoster(store, publisher, self._guarded)
         # claims left `posting` that a look through their channel did not find, so they
         # are posted without another: kept until posted (a post that gets no answer
         # leaves it in doubt again)
