@@ -1,27 +1,31 @@
-"""Every lane's claims and recorded ts, written together: one transaction per batch.
+"""Every lane's claims, recorded ts and fact reads, done together: one transaction a round.
 
 Ten lanes posting twenty messages a second each would otherwise ask the store
-for four hundred commits a second, one after another on SQLite's single
-connection, and spend their time waiting for it instead of for Slack's pace.
-So each claim or ts a lane wants written is handed here and awaited; whatever
-arrives while one batch is being written goes into the next (group commit: no
-timer, so a lone send waits for one commit, never longer).
+for six hundred transactions a second (a read of what each render shows, a
+claim before each send, a record after), one after another on SQLite's single
+connection, each several hops through its driver's thread, and spend their time
+waiting for it instead of for Slack's pace. So each claim, ts or read a lane
+wants is handed here and awaited; whatever arrives while one round is being
+written goes into the next (group commit: no timer, so a lone send waits for one
+round, never longer). A round starts only after every request in it was made, so
+each read still sees everything committed before it asked.
 
-A batch that fails as a whole (a bad row, a lost connection) is written again
-one request at a time, so one bad message fails only its own send.
+A round that fails as a whole (a bad row, a lost connection) is done again one
+request at a time, so one bad message fails only its own send.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
 from bot.outages import level
 from bot.store import Store
-from bot.store.sends import MessageKey, SentMessage
+from bot.store.facts import MessageFacts
+from bot.store.messages import MessageKey, SentMessage
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +34,18 @@ log = logging.getLogger(__name__)
 class _Batch:
     claims: dict[MessageKey, asyncio.Future[bool]] = field(default_factory=dict)
     sent: list[tuple[SentMessage, asyncio.Future[bool]]] = field(default_factory=list)
+    reads: dict[str, None] = field(default_factory=dict)  # ordered, no repeats
+    facts: asyncio.Future[MessageFacts] | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.claims or self.sent)
+        return bool(self.claims or self.sent or self.reads)
+
+    def read_future(self) -> asyncio.Future[MessageFacts]:
+        if self.facts is None:
+            self.facts = asyncio.get_running_loop().create_future()
+            # a caller cancelled meanwhile must not leave a failure unretrieved
+            self.facts.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return self.facts
 
 
 class SendBatches:
@@ -57,6 +70,15 @@ class SendBatches:
         self._start()
         return await asyncio.shield(future)
 
+    async def message_facts(self, interaction_ids: Collection[str]) -> MessageFacts:
+        """The facts of these interactions (and maybe others read beside them), read in
+        the next round (`bot.messages.reads` gathers the renders that ask)."""
+        batch = self._next
+        batch.reads.update(dict.fromkeys(interaction_ids))
+        future = batch.read_future()
+        self._start()
+        return await asyncio.shield(future)
+
     def _start(self) -> None:
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write_all())
@@ -66,33 +88,41 @@ class SendBatches:
             batch, self._next = self._next, _Batch()
             try:
                 await self._write(batch)
+            except asyncio.CancelledError:
+                _cancel(batch)
+                raise
             except Exception as exc:
                 log.log(
                     level(exc),
-                    "writing %d sends at once failed (%r); one by one",
+                    "a round of %d sends at once failed (%r); one by one",
                     _size(batch),
                     exc,
                 )
                 await self._write_alone(batch)
 
     async def _write(self, batch: _Batch) -> None:
-        claimed, recorded = await self._store.record_sends(
-            list(batch.claims), [s for s, _ in batch.sent], self._clock()
+        done = await self._store.record_sends(
+            list(batch.claims), [s for s, _ in batch.sent], self._clock(), read=list(batch.reads)
         )
         for key, future in batch.claims.items():
-            _settle(future, key in claimed)
+            _settle(future, key in done.claimed)
         for sent, future in batch.sent:
-            _settle(future, sent.key in recorded)
+            _settle(future, sent.key in done.recorded)
+        if batch.facts is not None and not batch.facts.done():
+            batch.facts.set_result(done.facts or MessageFacts({}, {}, {}, {}))
 
     async def _write_alone(self, batch: _Batch) -> None:
         for key, future in batch.claims.items():
             await _each(future, self._write(_Batch(claims={key: future})))
         for sent, future in batch.sent:
             await _each(future, self._write(_Batch(sent=[(sent, future)])))
+        if batch.facts is not None:
+            alone = _Batch(reads=batch.reads, facts=batch.facts)
+            await _each(batch.facts, self._write(alone))
 
 
 def _size(batch: _Batch) -> int:
-    return len(batch.claims) + len(batch.sent)
+    return len(batch.claims) + len(batch.sent) + len(batch.reads)
 
 
 def _settle(future: asyncio.Future[bool], value: bool) -> None:
@@ -100,7 +130,14 @@ def _settle(future: asyncio.Future[bool], value: bool) -> None:
         future.set_result(value)
 
 
-async def _each(future: asyncio.Future[bool], write: Awaitable[None]) -> None:
+def _cancel(batch: _Batch) -> None:
+    if batch.facts is not None:
+        batch.facts.cancel()
+
+
+async def _each(
+    future: asyncio.Future[bool] | asyncio.Future[MessageFacts], write: Awaitable[None]
+) -> None:
     try:
         await write
     except Exception as exc:

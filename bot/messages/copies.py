@@ -25,10 +25,10 @@ from functools import partial
 
 from slack_sdk.errors import SlackApiError
 
-from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.publisher import MessagePublisher
 from bot.store import Store, TrackedInteraction, TrackedMessage
+from bot.store.messages import MessageKey
 from bot.store.schema import MessageKind, MessageState
 
 log = logging.getLogger(__name__)
@@ -56,12 +56,10 @@ class CopyPoster:
         self,
         store: Store,
         publisher: MessagePublisher,
-        clock: Clock,
         guarded: Guarded,
     ) -> None:
         self._store = store
         self._publisher = publisher
-        self._clock = clock
         self._guarded = guarded
 
     async def queue_claimed(self, tracked: TrackedInteraction) -> None:
@@ -73,9 +71,7 @@ class CopyPoster:
     async def queue_unposted(self) -> None:
         """Each poll: copies still `posting` whose primary is posted (a crash, a lost
         answer). Those whose primary is not are queued when its post is next tried."""
-        for claimed in await self._store.unposted_messages():
-            if claimed.purpose != MessageKind.COPY:
-                continue
+        for claimed in await self._store.unposted_messages(MessageKind.COPY):
             tracked = await self._store.get(claimed.interaction_id)
             if tracked is not None and tracked.state == MessageState.POSTED:
                 self._queue(tracked, claimed)
@@ -104,7 +100,8 @@ class CopyPoster:
             error = exc.response.get("error")
             if error not in UNREACHABLE_ERRORS:
                 raise
-            if await self._store.drop_claim(tracked.id, MessageKind.COPY, claimed.channel):
+            key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
+            if await self._store.drop_claim(key):
                 log.warning(
                     "%s can't be sent a DM (%s): the copy of %s is dropped; the others go on",
                     claimed.channel,
@@ -126,15 +123,8 @@ class CopyPoster:
         if ts is None:
             await self._post(tracked, claimed)
             return
-        await self._store.mark_message_posted(
-            tracked.id,
-            MessageKind.COPY,
-            claimed.channel,
-            ts,
-            "",
-            self._clock(),
-            slack_channel=where,
-        )
+        key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
+        await self._publisher.lifecycle.adopt(key, where, ts)
         log.info("reconciled the copy of %s in %s with its message %s", tracked.id, where, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
 

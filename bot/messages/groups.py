@@ -1,10 +1,12 @@
 """Step group messages: posted before their first card, kept true after every change.
 
 A group message is rendered from its members as they stand, like any card,
-and only sent again when what it shows changed. It is posted under the
-store's message guard for the group, so cards of the same group posted at
-once never post it twice; a group claimed but not recorded as posted (a
-crash between the two) is looked for in the channel before it is posted.
+and only sent again when what it shows changed. Its message goes through the
+lifecycle of every message (`bot.messages.lifecycle`): tracked with the group,
+claimed just before its send and recorded after, under the store's message
+guard for the group, so cards of the same group posted at once never post it
+twice; one left in doubt (a crash between the send and the record) is looked
+for in the channel before it is posted.
 
 A group may hold hundreds of members and every change to one of them asks
 for a re-render, so a render costs two store reads whatever the size (the
@@ -20,6 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -27,7 +30,8 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.lanes import SendKind, SendLanes
-from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
+from bot.messages.lifecycle import Lifecycle
+from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.slack.gateway import SlackGateway
 from bot.slack.ids import GROUP_METADATA_EVENT_TYPE
@@ -35,6 +39,8 @@ from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.group import GroupFacts, GroupItem, group_version, offered, render_group
 from bot.slack.render.message import fingerprint
 from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction
+from bot.store.groups import group_message
+from bot.store.schema import MessageState
 
 log = logging.getLogger(__name__)
 
@@ -60,12 +66,14 @@ class GroupMessages:
         slack: SlackGateway,
         clock: Clock,
         lanes: SendLanes,
+        lifecycle: Lifecycle,
         context: ContextOf,
     ) -> None:
         self._store = store
         self._slack = slack
         self._clock = clock
         self._lanes = lanes
+        self._lifecycle = lifecycle
         self._context = context
         self._refreshed_at: dict[str, float] = {}  # group id -> time.monotonic()
         self._later: dict[str, asyncio.TimerHandle] = {}  # a coalesced refresh waiting
@@ -99,25 +107,29 @@ class GroupMessages:
             return await self._post(group)
 
     async def _post(self, group: StepGroup) -> str | None:
-        since = since_claim(group.claimed_at)
-        found = await self._slack.find_posted(
-            group.channel, group.id, since, event_type=GROUP_METADATA_EVENT_TYPE, key="group_id"
-        )
-        if found is not None:
-            await self._store.mark_group_posted(group.id, found, "", self._clock())
-            log.info("reconciled step group %s with its message %s", group.id, found)
-            return found
+        """Post its message: one left in doubt is looked for first, and adopted if found."""
+        key = group_message(group.id, group.channel)
+        if group.state == MessageState.POSTING:
+            since = since_claim(group.claimed_at)
+            found = await self._slack.find_posted(
+                group.channel, group.id, since, event_type=GROUP_METADATA_EVENT_TYPE, key="group_id"
+            )
+            if found is not None:
+                await self._lifecycle.adopt(key, group.channel, found)
+                log.info("reconciled step group %s with its message %s", group.id, found)
+                return found
         rendered = await self._render(group)
         if rendered is None:
             return None
         await self._remember(group, rendered)
-        _, ts = await self._slack.post_message_to(group.channel, rendered.message)
-        await self._store.mark_group_posted(
-            group.id, ts, fingerprint(rendered.message), self._clock()
-        )
-        MESSAGES_POSTED.inc()
-        log.info("posted step group %s to %s at %s", group.id, group.channel, ts)
-        return ts
+        send = partial(self._slack.post_message_to, group.channel, rendered.message)
+        digest = fingerprint(rendered.message)
+        posted = await self._lifecycle.post(key, group.state, send, digest, None)
+        if posted is None:  # claimed meanwhile: what the store says now
+            again = await self._store.group(group.id)
+            return again.ts if again is not None else None
+        log.info("posted step group %s to %s at %s", group.id, group.channel, posted[1])
+        return posted[1]
 
     async def _render(self, group: StepGroup) -> _Rendered | None:
         members = await self._store.group_members(group.id)
@@ -192,7 +204,7 @@ class GroupMessages:
                 return False
             await self._remember(group, rendered)
             await self._slack.update_message(group.channel, group.ts, rendered.message)
-            await self._store.set_group_hash(group_id, digest, self._clock())
+            await self._lifecycle.shown(group_message(group_id, group.channel), digest)
             MESSAGES_UPDATED.inc()
             return True
 

@@ -112,6 +112,9 @@ class _Lane:
     def depth(self) -> int:
         return len(self._by_message)
 
+    def waiting(self) -> list[str]:
+        return list(self._by_message)
+
     def add(
         self, kind: SendKind, interaction_id: str, send: Send, order: float, flow: str | None
     ) -> None:
@@ -249,6 +252,12 @@ class SendLanes:
         finally:
             if lane.depth() == 0 and self._lanes.get(lane.channel) is lane:
                 del self._lanes[lane.channel]
+
+    def queued(self) -> set[tuple[str, str]]:
+        """(channel, key) of everything queued and not yet sent: a poll need not build
+        again what its lanes already have in hand."""
+        lanes = self._lanes.values()
+        return {(lane.channel, key) for lane in lanes for key in lane.waiting()}
 
     def depth(self, channel: str | None = None) -> int:
         lanes = self._lanes.values() if channel is None else [self._lanes.get(channel)]

@@ -30,7 +30,6 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.messages.batches import SendBatches
 from bot.messages.context import (
     ESCALATE_STEP,
     StoredFacts,
@@ -39,11 +38,12 @@ from bot.messages.context import (
     posted,
     wants_votes,
 )
-from bot.messages.doubt import look_from, nothing_posted
+from bot.messages.doubt import look_from
 from bot.messages.groups import GroupMessages
 from bot.messages.lanes import Send, SendKind, SendLanes
+from bot.messages.lifecycle import Lifecycle, Sending
 from bot.messages.reads import FactReads
-from bot.metrics import MESSAGES_POSTED, MESSAGES_UPDATED
+from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
@@ -52,8 +52,8 @@ from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
-from bot.store.schema import MessageKind, MessageState
-from bot.store.sends import MessageKey, SentMessage
+from bot.store.messages import MessageKey
+from bot.store.schema import MessageKind
 
 T = TypeVar("T")
 
@@ -74,9 +74,12 @@ class MessagePublisher:
         self._clock = clock
         self._policy = policy or LivePolicy("")
         self.lanes = lanes or SendLanes(post_rate=1.0, update_rate_per_minute=50.0)
-        self.groups = GroupMessages(store, slack, clock, self.lanes, self.line_context)
-        self.sends = SendBatches(store, clock)
-        self.reads = FactReads(store)
+        self.lifecycle = Lifecycle(store, clock)
+        self.groups = GroupMessages(
+            store, slack, clock, self.lanes, self.lifecycle, self.line_context
+        )
+        # a render's facts are read in the round that claims and records other lanes' sends
+        self.reads = FactReads(self.lifecycle.sends)
 
     # ------------------------------------------------------------------ queuing (never waits)
 
@@ -124,6 +127,10 @@ class MessagePublisher:
         # a copy may be out while the primary is not (its first person can't be reached)
         if tracked.ts is not None or await self._copies(interaction_id):
             self.refresh_soon(interaction_id, tracked.channel)
+
+    async def refresh_group_soon(self, group_id: str) -> None:
+        """Queue a re-render of a step group's own message (if it is posted)."""
+        await self.groups.refresh_soon_by_id(group_id)
 
     async def refresh_quietly(self, interaction_id: str) -> None:
         """A refresh whose failure is logged, not raised: the store still marks the
@@ -197,19 +204,15 @@ class MessagePublisher:
         return render_escalation(tracked.snapshot, await self.context(tracked), facts)
 
     async def post_escalation(self, tracked: TrackedInteraction, target: str) -> None:
-        """Post a claimed escalation message to `target` (a channel or a user's DM)."""
+        """Post a tracked escalation message to `target` (a channel or a user's DM)."""
+        key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
         async with self._store.message_guard(tracked.id):
+            claimed = await self._store.get_message(tracked.id, key.purpose, target)
+            if claimed is None:
+                return
             message = await self._render_escalation(tracked)
-            shown_in, ts = await self._slack.post_message_to(target, message)
-            await self._store.mark_message_posted(
-                tracked.id,
-                MessageKind.ESCALATION,
-                target,
-                ts,
-                fingerprint(message),
-                self._clock(),
-                slack_channel=shown_in,
-            )
+            send = self._sender(tracked.id, message, target)
+            await self.lifecycle.post(key, claimed.state, send, fingerprint(message), None)
 
     async def _refresh_escalations(self, tracked: TrackedInteraction) -> None:
         """Bring its escalation messages in step, before the primary message."""
@@ -249,9 +252,7 @@ class MessagePublisher:
                 exc.response.get("error"),
             )
             return
-        await self._store.set_message_hash(
-            tracked.id, sent.purpose, sent.channel, digest, self._clock()
-        )
+        await self.lifecycle.shown(MessageKey(tracked.id, sent.purpose, sent.channel), digest)
         MESSAGES_UPDATED.inc()
 
     async def _copies(self, interaction_id: str) -> list[TrackedMessage]:
@@ -272,35 +273,27 @@ class MessagePublisher:
         key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
         async with self._store.message_guard(tracked.id):
             message = await self.render(tracked)
-            digest = fingerprint(message)
             where = await self._slack.conversation_for(tracked.channel)
-            if tracked.state == MessageState.QUEUED and not await self.sends.claim(key):
+            send = self._sender(tracked.id, message, where, thread)
+            posted = await self.lifecycle.post(key, tracked.state, send, fingerprint(message), {})
+            if posted is None:
                 return None
-            shown_in, ts = await self._sending(
-                key, message, partial(self._slack.post_message_to, where, thread_ts=thread)
-            )
-            await self.sends.record(SentMessage(key, ts, digest, shown_in))
-            MESSAGES_POSTED.inc()
+            shown_in, ts = posted
             log.info("posted %s to %s at %s", tracked.id, shown_in, ts)
         if tracked.group_id:
             self.groups.refresh_soon(tracked.group_id, tracked.channel)
         return ts
 
-    async def _sending(
+    def _sender(
         self,
-        key: MessageKey,
+        interaction_id: str,
         message: RenderedMessage,
-        send: Callable[[RenderedMessage], Awaitable[tuple[str, str]]],
-    ) -> tuple[str, str]:
-        """`_fitting` for a claimed message: when Slack refuses it (an answer that says
-        nothing was done) the claim goes back to `queued`, so no look through history is
-        owed; an answer that may hide a post (a 5xx, `internal_error`) leaves it in doubt."""
-        try:
-            return await self._fitting(key.interaction_id, message, send)
-        except SlackApiError as exc:
-            if nothing_posted(exc):
-                await self._store.unclaim(key, self._clock())
-            raise
+        where: str,
+        thread: str | None = None,
+    ) -> Sending:
+        """The post of `message` to `where`, in its compact form if Slack finds it too long."""
+        post = partial(self._slack.post_message_to, where, thread_ts=thread)
+        return partial(self._fitting, interaction_id, message, post)
 
     async def post_copy(self, interaction_id: str, target: str) -> None:
         """Claim and post a copy to `target` (a user's DM) and record where it landed.
@@ -313,20 +306,17 @@ class MessagePublisher:
         async with self._store.message_guard(interaction_id):
             tracked = await self._store.get(interaction_id)
             claimed = await self._store.get_message(interaction_id, MessageKind.COPY, target)
-            if tracked is None or claimed is None or claimed.state == MessageState.POSTED:
+            if tracked is None or claimed is None:
                 return
             message = await self.render(tracked)
             where = await self._slack.conversation_for(target)
-            if claimed.state == MessageState.QUEUED and not await self.sends.claim(key):
-                return
-            shown_in, ts = await self._sending(
-                key, message, partial(self._slack.post_message_to, where)
+            send = self._sender(interaction_id, message, where)
+            digest = fingerprint(message)
+            posted = await self.lifecycle.post(
+                key, claimed.state, send, digest, {"copy_for": target}
             )
-            await self.sends.record(
-                SentMessage(key, ts, fingerprint(message), shown_in, {"copy_for": target})
-            )
-            MESSAGES_POSTED.inc()
-            log.info("posted a copy of %s to %s at %s", interaction_id, shown_in, ts)
+            if posted is not None:
+                log.info("posted a copy of %s to %s at %s", interaction_id, *posted)
 
     async def _fitting(
         self,
@@ -414,8 +404,9 @@ class MessagePublisher:
                 await self._refresh_further(tracked, copy, message, digest)
             if tracked.ts is None:
                 return False  # its copies are out (the primary's post failed): keep them true
+            primary = MessageKey(interaction_id, MessageKind.PRIMARY, tracked.channel)
             if digest == tracked.rendered_hash:
-                await self._store.set_rendered_hash(interaction_id, digest)
+                await self.lifecycle.shown(primary, digest)
                 return False
             await self._fitting(
                 interaction_id,
@@ -424,7 +415,7 @@ class MessagePublisher:
             )
             # the full render's hash, even when the compact form went: it changes only
             # when what the message should show changes, so nothing is re-sent in a loop
-            await self._store.set_rendered_hash(interaction_id, digest)
+            await self.lifecycle.shown(primary, digest)
             MESSAGES_UPDATED.inc()
             log.info("updated message for %s (%s)", interaction_id, tracked.snapshot.status)
         if tracked.group_id:  # its line in the group message says the same

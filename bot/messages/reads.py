@@ -7,7 +7,9 @@ after another on SQLite's single connection, mostly to learn that a new
 interaction has none of these. So a render asks here, and every render that
 asks while one read is under way is served by the next (the same group commit
 as `bot.messages.batches`: no timer, so a lone render waits for one read, never
-longer).
+longer). The publisher's source is that round of sends itself
+(`SendBatches.message_facts`), so the reads share a transaction with other lanes'
+claims and records.
 
 A batch read starts only after every request in it was made, so each render
 still sees everything committed before it asked: what it shows is as fresh
@@ -21,7 +23,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.store.sends import MessageFacts
+from bot.store.facts import MessageFacts
 
 
 class FactSource(Protocol):

@@ -30,7 +30,7 @@ from itertools import groupby
 
 from bot.clock import Clock
 from bot.domain import Allowance, AllowanceScope, AllowanceUse, SlackActor, SlackDecision
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Refresh
 from bot.metrics import ALLOWANCES_USED
 from bot.novo.models import Interaction
 from bot.outcomes import (
@@ -80,7 +80,7 @@ class AllowanceService:
         store: Store,
         decisions: DecisionService,
         gate: DeciderGate,
-        publisher: MessagePublisher,
+        publisher: Refresh,
         slack: SlackGateway,
         policy: LivePolicy,
         clock: Clock,

@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Refresh
 from bot.novo.models import (
     APPROVE_OPTION,
     DENY_OPTION,
@@ -99,7 +99,7 @@ class ApprovalService:
         *,
         store: Store,
         gate: DeciderGate,
-        publisher: MessagePublisher,
+        publisher: Refresh,
     ) -> None:
         self._decisions = decisions
         self._clock = clock

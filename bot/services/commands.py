@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from bot.clock import Clock
 from bot.domain import SlackActor
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Messages
 from bot.policy.live import LivePolicy
 from bot.services.deciders import DeciderGate
 from bot.services.pending import PendingFinder
@@ -67,7 +67,7 @@ class CommandService:
         store: Store,
         policy: LivePolicy,
         gate: DeciderGate,
-        publisher: MessagePublisher,
+        publisher: Messages,
         links: MessageLinks,
         clock: Clock,
         visibility: Visibility,

@@ -24,7 +24,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Allowance, Approval, SlackActor, SlackDecision, SlackMessageRef
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Refresh
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
 from bot.novo.errors import (
@@ -94,7 +94,7 @@ class DecisionService:
         self,
         store: Store,
         novo: NovoClient,
-        publisher: MessagePublisher,
+        publisher: Refresh,
         clock: Clock,
         *,
         gate: DeciderGate,

@@ -38,7 +38,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Messages
 from bot.outages import level
 from bot.policy.digests import PRECISION, DigestEntry, latest_fire, next_fire
 from bot.policy.live import LivePolicy
@@ -96,7 +96,7 @@ class DigestService:
         self,
         store: Store,
         slack: SlackGateway,
-        publisher: MessagePublisher,
+        publisher: Messages,
         links: MessageLinks,
         policy: LivePolicy,
         clock: Clock,

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from bot.clock import Clock
 from bot.domain import Approval, SlackActor, SlackDecision
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Messages
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
@@ -92,7 +92,7 @@ class GroupService:
         slack: SlackGateway,
         decisions: DecisionService,
         gate: DeciderGate,
-        publisher: MessagePublisher,
+        publisher: Messages,
         clock: Clock,
     ) -> None:
         self._store = store
@@ -107,7 +107,7 @@ class GroupService:
         group_id, version = parse_group_ref(ref)
         listed = await self._store.group_view(group_id, version) if version else None
         if listed is None:
-            await self._publisher.groups.refresh_soon_by_id(group_id)
+            await self._publisher.refresh_group_soon(group_id)
             return Notice.GROUP_CHANGED
         shown = set(listed)
         members = [m for m in await self._store.group_members(group_id) if m.id in shown]
@@ -155,7 +155,7 @@ class GroupService:
             return DecisionOutcome(OutcomeKind.UNKNOWN, Notice.GROUP_UNKNOWN)
         listed = await self._store.group_view(group_id, version) if version else None
         if listed is None:
-            await self._publisher.groups.refresh_soon_by_id(group_id)
+            await self._publisher.refresh_group_soon(group_id)
             return DecisionOutcome(OutcomeKind.REJECTED, Notice.GROUP_CHANGED)
         shown = set(listed)
         members = await self._store.group_members(group_id)
@@ -287,7 +287,7 @@ class GroupService:
         result = GroupOutcome(actor.user_id, approve, tally, batch.arrived_later)
         # the group's message is re-rendered from the store: its summary line is kept worded
         await self._store.set_group_outcome(group.id, group_summary(result), self._clock())
-        await self._publisher.groups.refresh_soon_by_id(group.id)
+        await self._publisher.refresh_group_soon(group.id)
         return result
 
     @staticmethod

@@ -55,7 +55,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
 from bot.domain import SlackActor
-from bot.messages.publisher import MessagePublisher
+from bot.messages import Messages
 from bot.outages import level
 from bot.policy.routes import Route
 from bot.services.allowances import AllowanceService
@@ -193,7 +193,7 @@ class HomeService:
         self,
         store: Store,
         slack: SlackGateway,
-        publisher: MessagePublisher,
+        publisher: Messages,
         gate: DeciderGate,
         links: MessageLinks,
         clock: Clock,

@@ -24,9 +24,9 @@ from functools import partial
 from typing import Literal
 
 from bot.clock import Clock
+from bot.messages import Messages
 from bot.messages.context import ESCALATE_STEP
 from bot.messages.lanes import SendKind
-from bot.messages.publisher import MessagePublisher
 from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
@@ -34,6 +34,7 @@ from bot.policy.timing import Lead
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.reminder import reminder_text
 from bot.store import Store, TrackedInteraction
+from bot.store.messages import MessageKey
 from bot.store.schema import MessageKind
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ class ReminderService:
         self,
         store: Store,
         slack: SlackGateway,
-        publisher: MessagePublisher,
+        publisher: Messages,
         policy: LivePolicy,
         clock: Clock,
     ) -> None:
@@ -189,7 +190,8 @@ class ReminderService:
         targets = ([escalate.to.channel] if escalate.to.channel else []) + escalate.to.users
         now = self._clock()
         for target in targets:
-            if await self._store.claim_message(tracked.id, MessageKind.ESCALATION, target, now):
+            key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
+            if await self._store.track_message(key, now):
                 self._publisher.lanes.submit(
                     target,
                     SendKind.POST,

@@ -31,8 +31,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.messages import Messages
 from bot.messages.lanes import SendKind
-from bot.messages.publisher import MessagePublisher
 from bot.metrics import SNOOZES
 from bot.outages import level
 from bot.slack.gateway import SlackGateway
@@ -63,7 +63,7 @@ class SnoozeService:
         self,
         store: Store,
         slack: SlackGateway,
-        publisher: MessagePublisher,
+        publisher: Messages,
         clock: Clock,
         *,
         choices: Sequence[SnoozeChoice] = CHOICES,

@@ -27,7 +27,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import cast
 
 from sqlalchemy import RowMapping, and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -45,6 +44,7 @@ from bot.store.audit import AuditEvent, write_events
 from bot.store.base import StoreBase
 from bot.store.interactions import track_new
 from bot.store.records import dump_record, wire_record
+from bot.store.rows import allowance_of
 from bot.store.schema import allowance_uses, allowances, decisions
 
 _open = allowances.c.ended.is_(None)
@@ -79,24 +79,6 @@ class PlannedUse:
     allowances granted under the old one."""
     events: Sequence[AuditEvent] = ()
     """The use's audit trail, written in the use's own transaction."""
-
-
-def allowance_of(row: RowMapping) -> Allowance:
-    return Allowance(
-        id=int(row["id"]),
-        rule=row["rule"],
-        scope=cast(AllowanceScope, row["scope"]),
-        agent_id=row["agent_id"],
-        tool_name=row["tool_name"],
-        root_run_id=row["root_run_id"],
-        granted_by=SlackActor(row["granted_by_id"], row["granted_by_name"]),
-        granted_at=row["granted_at"],
-        until=row["until"],
-        interaction_id=row["interaction_id"],
-        ended=cast(AllowanceEnd | None, row["ended"]),
-        ended_by=row["ended_by_id"],
-        ended_at=row["ended_at"],
-    )
 
 
 def _use_of(row: RowMapping) -> AllowanceUse:

@@ -28,6 +28,7 @@ from bot.store.rows import Show
 
 Insert = postgresql.Insert | sqlite.Insert
 T = TypeVar("T")
+ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 
 
 def insert_for(connection: AsyncConnection, table: Table) -> Insert:

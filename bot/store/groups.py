@@ -1,9 +1,12 @@
 """Step groups: approvals of one run's step that wait together, shown under one message.
 
 A group is named by its run, step and channel, so every replica forming it
-from the same poll claims the same row and only one posts its message. The
-cards are replies in its thread; membership is a column on the interaction,
-set before the card is posted, so a card always knows where it belongs.
+from the same poll claims the same row and only one posts its message. That
+message is a message like any other (kind `group`, its subject the group's id,
+tracked with the group in one transaction), carried by the verbs of
+`bot.store.messages`. The cards are replies in its thread; membership is a
+column on the interaction, set before the card is posted, so a card always
+knows where it belongs.
 """
 
 from __future__ import annotations
@@ -11,39 +14,69 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store.base import StoreBase
-from bot.store.interactions import ID_CHUNK, TRACKED
+from bot.store.base import ID_CHUNK, StoreBase
+from bot.store.interactions import TRACKED
+from bot.store.messages import MessageKey, new_message
 from bot.store.records import dump_record, load_record
 from bot.store.rows import StepGroup, TrackedInteraction, step_group, tracked
-from bot.store.schema import MessageState, group_views, interactions, step_groups
+from bot.store.schema import MessageKind, group_views, interactions, messages, step_groups
 
 
 def group_key(root_run_id: str, step_number: int, channel: str) -> str:
     return f"{root_run_id}#{step_number}#{channel}"
 
 
+def group_message(group_id: str, channel: str) -> MessageKey:
+    """The key of a step group's own message."""
+    return MessageKey(group_id, MessageKind.GROUP, channel)
+
+
+_GROUP_MESSAGE = and_(
+    messages.c.interaction_id == step_groups.c.id,
+    messages.c.purpose == MessageKind.GROUP,
+    messages.c.channel == step_groups.c.channel,
+)
+_GROUPS = select(
+    step_groups,
+    messages.c.state,
+    messages.c.ts,
+    messages.c.rendered_hash,
+    messages.c.claimed_at.label("message_claimed_at"),
+    messages.c.after_ts,
+).join(messages, _GROUP_MESSAGE)
+
+
 class GroupQueries(StoreBase):
     async def claim_group(
         self, root_run_id: str, step_number: int, channel: str, agent_id: str, now: datetime
     ) -> str:
-        """The group's id, claimed now or before (whoever claimed it first posts it)."""
+        """The group's id, claimed now or before, its message tracked with it (whoever
+        claims that message first posts it)."""
         group_id = group_key(root_run_id, step_number, channel)
-        await self._write(
-            self._insert(step_groups)
-            .values(
-                id=group_id,
-                root_run_id=root_run_id,
-                step_number=step_number,
-                channel=channel,
-                agent_id=agent_id,
-                state=MessageState.POSTING,
-                claimed_at=now,
-                updated_at=now,
+
+        async def claim(connection: AsyncConnection) -> None:
+            formed = await connection.execute(
+                self._insert(step_groups)
+                .values(
+                    id=group_id,
+                    root_run_id=root_run_id,
+                    step_number=step_number,
+                    channel=channel,
+                    agent_id=agent_id,
+                    claimed_at=now,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing()
             )
-            .on_conflict_do_nothing()
-        )
+            if formed.rowcount:
+                await connection.execute(
+                    messages.insert(), [new_message(group_message(group_id, channel), now)]
+                )
+
+        await self._transaction(claim)
         return group_id
 
     async def join_group(self, interaction_ids: Collection[str], group_id: str) -> None:
@@ -67,7 +100,8 @@ class GroupQueries(StoreBase):
         return found
 
     async def group(self, group_id: str) -> StepGroup | None:
-        row = await self._first(select(step_groups).where(step_groups.c.id == group_id))
+        """The group and the state of its message."""
+        row = await self._first(_GROUPS.where(step_groups.c.id == group_id))
         return step_group(row) if row is not None else None
 
     async def group_members(self, group_id: str) -> list[TrackedInteraction]:
@@ -78,35 +112,6 @@ class GroupQueries(StoreBase):
             )
         )
         return [tracked(r, self._show) for r in rows]
-
-    async def unposted_groups(self) -> list[StepGroup]:
-        rows = await self._all(
-            select(step_groups)
-            .where(step_groups.c.state == MessageState.POSTING)
-            .order_by(step_groups.c.claimed_at)
-        )
-        return [step_group(r) for r in rows]
-
-    async def mark_group_posted(
-        self, group_id: str, ts: str, rendered_hash: str, now: datetime
-    ) -> bool:
-        return (
-            await self._write(
-                update(step_groups)
-                .where(step_groups.c.id == group_id, step_groups.c.state == MessageState.POSTING)
-                .values(
-                    state=MessageState.POSTED, ts=ts, rendered_hash=rendered_hash, updated_at=now
-                )
-            )
-            == 1
-        )
-
-    async def set_group_hash(self, group_id: str, rendered_hash: str, now: datetime) -> None:
-        await self._write(
-            update(step_groups)
-            .where(step_groups.c.id == group_id)
-            .values(rendered_hash=rendered_hash, updated_at=now)
-        )
 
     async def set_group_outcome(self, group_id: str, outcome: str, now: datetime) -> None:
         """What the last Approve all / Deny all came to, in words for the group message."""

@@ -17,8 +17,8 @@ from datetime import datetime
 
 from sqlalchemy import RowMapping, func, select, update
 
-from bot.store.base import StoreBase
-from bot.store.interactions import ID_CHUNK, TRACKED
+from bot.store.base import ID_CHUNK, StoreBase
+from bot.store.interactions import TRACKED
 from bot.store.rows import TrackedInteraction, tracked
 from bot.store.schema import home_views, interactions
 

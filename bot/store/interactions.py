@@ -8,16 +8,17 @@ check-then-act.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Container, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, RowMapping, and_, case, or_, select, update
+from sqlalchemy import ColumnElement, RowMapping, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import SlackDecision
 from bot.novo.models import Interaction
-from bot.store.base import StoreBase, insert_for
+from bot.store.base import ID_CHUNK, StoreBase, insert_for
+from bot.store.messages import MessageKey, new_message
 from bot.store.records import dump_record, stored_expiry, wire_record
 from bot.store.rows import OpenDeadline, TrackedInteraction, tracked
 from bot.store.schema import UNPOSTED, MessageKind, MessageState, interactions, messages
@@ -42,7 +43,6 @@ STAMPED = select(
     *(column for column in interactions.c if column.name != "snapshot"), *_PRIMARY_COLUMNS
 ).join(messages, _primary)
 """TRACKED without the stored record: what a read takes when the parsed record is kept."""
-ID_CHUNK = 500  # ids per IN (...) list: well inside every engine's parameter limit
 _OPEN_AND_SHOWN = (
     interactions.c.status == "pending",
     interactions.c.gone.is_(False),
@@ -61,6 +61,7 @@ _OPEN_POSTED = (
 )
 """Open, and its primary message posted (`open_interactions`, `open_deadlines`)."""
 _OLDEST_FIRST = (interactions.c.created_at, interactions.c.id)
+CLAIM_CHUNK = 200  # interactions per multi-row insert: 8 values each, inside every engine's limit
 
 
 class InteractionQueries(StoreBase):
@@ -74,7 +75,7 @@ class InteractionQueries(StoreBase):
     ) -> bool:
         """Track a new interaction, its messages `queued` for their lanes; False when
         already tracked (posted once). Each lane claims its message just before sending
-        it (`SendQueries.record_sends`).
+        it (`MessageQueries.record_sends`).
 
         `copies`: the route's further destinations (the other users of a `dm:` list),
         each claimed as a `copy` message in the same transaction, so a crash can
@@ -101,46 +102,12 @@ class InteractionQueries(StoreBase):
 
         async def claim_all(connection: AsyncConnection) -> set[str]:
             claimed: set[str] = set()
-            for interaction, channel, copies in claims:
-                if await _claim_one(connection, interaction, channel, copies, now, joins):
-                    claimed.add(interaction.id)
+            for start in range(0, len(claims), CLAIM_CHUNK):
+                chunk = claims[start : start + CLAIM_CHUNK]
+                claimed |= await _claim_chunk(connection, chunk, now, joins)
             return claimed
 
         return await self._transaction(claim_all)
-
-    async def mark_posted(
-        self,
-        interaction_id: str,
-        ts: str,
-        rendered_hash: str,
-        now: datetime,
-        *,
-        slack_channel: str | None = None,
-    ) -> bool:
-        """Record the primary's ts; `slack_channel`: where Slack put it, when that is not
-        its `channel` (the `D…` id of a DM routed to a user)."""
-        return (
-            await self._write(
-                update(messages)
-                .where(
-                    messages.c.interaction_id == interaction_id,
-                    messages.c.purpose == MessageKind.PRIMARY,
-                    messages.c.state.in_(UNPOSTED),
-                )
-                .values(
-                    state=MessageState.POSTED,
-                    ts=ts,
-                    # kept only when it differs, as for every other message
-                    slack_channel=case(
-                        (messages.c.channel == slack_channel, None), else_=slack_channel
-                    ),
-                    rendered_hash=rendered_hash,
-                    version=messages.c.version + 1,
-                    updated_at=now,
-                )
-            )
-            == 1
-        )
 
     async def update_snapshot(self, interaction: Interaction, now: datetime) -> None:
         """Keep the newest API record; never move a finalized record back to pending.
@@ -178,17 +145,6 @@ class InteractionQueries(StoreBase):
             )
 
         await self._transaction(keep)
-
-    async def set_rendered_hash(self, interaction_id: str, rendered_hash: str) -> None:
-        """What Slack shows now; also marks the message as in step with the record."""
-        await self._write(
-            update(messages)
-            .where(
-                messages.c.interaction_id == interaction_id,
-                messages.c.purpose == MessageKind.PRIMARY,
-            )
-            .values(rendered_hash=rendered_hash, synced=True, version=messages.c.version + 1)
-        )
 
     async def mark_gone(self, interaction_id: str, now: datetime) -> None:
         async def gone(connection: AsyncConnection) -> None:
@@ -248,30 +204,42 @@ class InteractionQueries(StoreBase):
         return found
 
     async def get_many(self, interaction_ids: Collection[str]) -> dict[str, TrackedInteraction]:
-        """`get` for many ids in one query; those not tracked are absent."""
+        """`get` for many ids at once; those not tracked are absent."""
         if not interaction_ids:
             return {}
-        rows = await self._all(TRACKED.where(interactions.c.id.in_(list(interaction_ids))))
-        return {str(r["id"]): tracked(r, self._show) for r in rows}
+        # parsed records are kept, as for every read: the poll that claims a burst reads it
+        # back here, and every later poll's `unposted` reuses what was parsed now
+        wanted = interactions.c.id.in_(list(interaction_ids))
+        return {t.id: t for t in await self._kept_or_parsed(wanted, _OLDEST_FIRST)}
 
-    async def unposted(self) -> list[TrackedInteraction]:
+    async def unposted(
+        self, *, leaving: Container[tuple[str, str]] = ()
+    ) -> list[TrackedInteraction]:
         """Tracked but not confirmed posted: `queued` ones wait for their lane (nothing
         was sent), `posting` ones are the crash window to reconcile.
 
         Each carries `claimed_at` and `after_ts`: a message, if one was sent, is newer.
+        `leaving`: (channel, id) of those the caller already has in hand (queued on its
+        lanes during a burst), left out before they are built.
         """
         unposted = messages.c.state.in_(UNPOSTED)
-        return await self._kept_or_parsed(unposted, (messages.c.claimed_at, interactions.c.id))
+        order = (messages.c.claimed_at, interactions.c.id)
+        return await self._kept_or_parsed(unposted, order, leaving)
 
     async def _kept_or_parsed(
-        self, where: ColumnElement[bool], order: tuple[ColumnElement[Any], ...]
+        self,
+        where: ColumnElement[bool],
+        order: tuple[ColumnElement[Any], ...],
+        leaving: Container[tuple[str, str]] = (),
     ) -> list[TrackedInteraction]:
-        """The interactions `where` picks, in `order`: records parsed before and unchanged
-        since are reused, so only what changed is read in full and parsed (every poll
-        reads what is waiting for its lane, a thousand during a burst)."""
+        """The interactions `where` picks, in `order`, less those `leaving` names: records
+        parsed before and unchanged since are reused, so only what changed is read in
+        full and parsed (every poll reads what is waiting for its lane, a thousand during
+        a burst)."""
         found: dict[str, TrackedInteraction | None] = {}
         for row in await self._all(STAMPED.where(where).order_by(*order)):
-            found[row["id"]] = self._kept(row)
+            if (row["channel"], row["id"]) not in leaving:
+                found[row["id"]] = self._kept(row)
         missing = [key for key, value in found.items() if value is None]
         for start in range(0, len(missing), ID_CHUNK):
             chunk = missing[start : start + ID_CHUNK]
@@ -283,17 +251,7 @@ class InteractionQueries(StoreBase):
     async def open_interactions(self) -> list[TrackedInteraction]:
         """Pending, not gone, and posted; oldest first. Records parsed before and unchanged
         since are reused, so only what changed is read in full and parsed."""
-        where, order = _OPEN_POSTED, _OLDEST_FIRST
-        found: dict[str, TrackedInteraction | None] = {}
-        for row in await self._all(STAMPED.where(*where).order_by(*order)):
-            found[row["id"]] = self._kept(row)
-        missing = [key for key, value in found.items() if value is None]
-        for start in range(0, len(missing), ID_CHUNK):
-            chunk = missing[start : start + ID_CHUNK]
-            for row in await self._all(TRACKED.where(*where, interactions.c.id.in_(chunk))):
-                found[row["id"]] = self._parse(row)
-        # one that stopped being open between the two reads is left out
-        return [value for value in found.values() if value is not None]
+        return await self._kept_or_parsed(and_(*_OPEN_POSTED), _OLDEST_FIRST)
 
     async def open_deadlines(self) -> list[OpenDeadline]:
         """`open_interactions` as the countdowns need them: each one's id, lane and
@@ -420,34 +378,44 @@ async def track_new(
     return (await connection.execute(claim)).first() is not None
 
 
-async def _claim_one(
+async def _claim_chunk(
     connection: AsyncConnection,
-    interaction: Interaction,
-    channel: str,
-    copies: Sequence[str],
+    claims: Sequence[tuple[Interaction, str, Sequence[str]]],
     now: datetime,
     groups: Mapping[str, str],
-) -> bool:
-    """Claim one interaction and its messages on `connection`; False if already tracked."""
-    if not await track_new(connection, interaction, now, group_id=groups.get(interaction.id)):
-        return False
-    wanted = [(MessageKind.PRIMARY, channel)] + [
-        (MessageKind.COPY, target) for target in dict.fromkeys(copies) if target != channel
-    ]
-    await connection.execute(
-        messages.insert(),
-        [
-            {
-                "interaction_id": interaction.id,
-                "purpose": purpose,
-                "channel": target,
-                "state": MessageState.QUEUED,  # claimed by its lane just before it is sent
-                "synced": False,
-                "version": 0,
-                "claimed_at": now,
-                "updated_at": now,
-            }
-            for purpose, target in wanted
-        ],
-    )
-    return True
+) -> set[str]:
+    """Claim these interactions and their messages on `connection` with two statements
+    (each one a thread hop on SQLite's driver, so not two per interaction); the ids
+    claimed now (those some process already tracks are left alone)."""
+    rows = {
+        interaction.id: {
+            "id": interaction.id,
+            "kind": interaction.kind,
+            "status": interaction.status,
+            "snapshot": dump_record(wire_record(interaction)),
+            "gone": False,
+            "group_id": groups.get(interaction.id),
+            "created_at": now,
+            "updated_at": now,
+        }
+        for interaction, _, _ in claims
+    }
+    if not rows:
+        return set()
+    insert = insert_for(connection, interactions).values(list(rows.values()))
+    found = await connection.execute(insert.on_conflict_do_nothing().returning(interactions.c.id))
+    claimed = {str(row.id) for row in found}
+    done: set[str] = set()
+    wanted: list[MessageKey] = []
+    for interaction, channel, copies in claims:
+        if interaction.id not in claimed:
+            continue
+        claimed_now = interaction.id
+        wanted.append(MessageKey(claimed_now, MessageKind.PRIMARY, channel))
+        others = [target for target in dict.fromkeys(copies) if target != channel]
+        wanted.extend(MessageKey(claimed_now, MessageKind.COPY, target) for target in others)
+        claimed.discard(claimed_now)  # listed twice: its messages once
+        done.add(claimed_now)
+    if wanted:
+        await connection.execute(messages.insert(), [new_message(key, now) for key in wanted])
+    return done

@@ -1,39 +1,129 @@
-"""Any Slack message about an interaction, named by (interaction, purpose, channel).
+"""Every Slack message the bridge posts, named by (subject, kind, channel): the one set of
+verbs that carry each kind (`MessageKind`) through one lifecycle.
 
-The primary message (purpose `channel`) is created by `claim_for_posting`;
-reminders, copies and the like are claimed here before they are sent, so each
-is posted once because the database says so. `version` rises with each change
-of what a message shows, for writers that compare-and-set.
+- track: `track_message` (an interaction's primary and copies are tracked with the
+  interaction itself, `claim_many_for_posting`; a step group's with the group,
+  `claim_group`), `queued`: nothing sent;
+- claim and record posted: `record_sends`, many lanes' claims (`queued` →
+  `posting`, just before the send), recorded ts (`posting` → `posted`) and the facts
+  their renders read, in one transaction; `record_posted` records one (a message
+  found in Slack after a crash);
+- unclaim: `unclaim`, Slack refused the send, so nothing was posted;
+- drop: `drop_claim`, Slack will never take it (that person cannot be DMed);
+- record what was shown: `record_shown`;
+- in doubt: `unposted_messages`, what was tracked and not recorded posted.
+
+Each change is one conditional statement whose row count says whether it happened
+(`WHERE state = 'queued'`), so two lanes, or two replicas, never both send one message.
+A claim stores `after_ts`, the newest ts of ours in that channel already recorded: if
+the message was sent, Slack gave it a later ts, which is where a look through the
+channel's history after a crash starts. `version` rises with each change of what a
+message shows, for writers that compare-and-set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    case,
+    delete,
+    func,
+    select,
+    tuple_,
+    union_all,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store.base import StoreBase
-from bot.store.interactions import ID_CHUNK
+from bot.store.base import ID_CHUNK, StoreBase
+from bot.store.chain import AuditEvent, append_events
+from bot.store.facts import MessageFacts, read_facts
 from bot.store.rows import TrackedMessage, message
-from bot.store.schema import UNPOSTED, MessageKind, MessageState, messages
+from bot.store.schema import (
+    UNPOSTED,
+    MessageKind,
+    MessageState,
+    interactions,
+    messages,
+    step_groups,
+)
 
 
-def _named(interaction_id: str, purpose: MessageKind, channel: str) -> list[ColumnElement[bool]]:
-    return [
-        messages.c.interaction_id == interaction_id,
-        messages.c.purpose == purpose,
-        messages.c.channel == channel,
-    ]
+@dataclass(frozen=True)
+class MessageKey:
+    """One message, as the store names it: its subject (an interaction's id, or a step
+    group's for its group message), its kind and its destination."""
+
+    interaction_id: str
+    purpose: MessageKind
+    channel: str
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message Slack holds: its ts to record, and the detail of its `posted` audit
+    entry (None: none is written, as for a message found after a crash)."""
+
+    key: MessageKey
+    ts: str
+    rendered_hash: str
+    slack_channel: str
+    audit_detail: dict[str, Any] | None = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SendRound:
+    """What one round of sends did: the keys claimed and recorded now, and the facts read
+    (None when none were asked for)."""
+
+    claimed: set[MessageKey]
+    recorded: set[MessageKey]
+    facts: MessageFacts | None = None
+
+
+_ORDER = (messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+_newer = messages.alias("newer")
+# the newest ts of ours recorded in the claimed message's channel (NULL if none yet)
+_NEWEST_IN_CHANNEL = (
+    select(func.max(_newer.c.ts))
+    .where(_newer.c.channel == messages.c.channel, _newer.c.state == MessageState.POSTED)
+    .scalar_subquery()
+)
+
+
+def _named(key: MessageKey) -> ColumnElement[bool]:
+    return and_(
+        messages.c.interaction_id == key.interaction_id,
+        messages.c.purpose == key.purpose,
+        messages.c.channel == key.channel,
+    )
+
+
+def new_message(key: MessageKey, now: datetime) -> dict[str, Any]:
+    """The row of a message tracked now: `queued`, claimed by its lane just before it is sent."""
+    return {
+        "interaction_id": key.interaction_id,
+        "purpose": key.purpose,
+        "channel": key.channel,
+        "state": MessageState.QUEUED,
+        "synced": False,
+        "version": 0,
+        "claimed_at": now,
+        "updated_at": now,
+    }
 
 
 class MessageQueries(StoreBase):
     async def messages(self, interaction_id: str) -> list[TrackedMessage]:
         """Every message about one interaction, oldest claim first."""
         rows = await self._all(
-            select(messages)
-            .where(messages.c.interaction_id == interaction_id)
-            .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+            select(messages).where(messages.c.interaction_id == interaction_id).order_by(*_ORDER)
         )
         return [message(r) for r in rows]
 
@@ -48,7 +138,7 @@ class MessageQueries(StoreBase):
             rows = await self._all(
                 select(messages)
                 .where(messages.c.interaction_id.in_(wanted[start : start + ID_CHUNK]))
-                .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+                .order_by(*_ORDER)
             )
             for row in rows:
                 found[row["interaction_id"]].append(message(row))
@@ -56,12 +146,14 @@ class MessageQueries(StoreBase):
 
     async def interaction_at(self, channel: str, ts: str) -> str | None:
         """The interaction whose message is at `ts` in `channel` (its channel, or the DM
-        Slack put it in), or None: a thread under any other message is none of ours."""
+        Slack put it in), or None: a thread under any other message (a step group's
+        included) is none of ours."""
         row = await self._first(
             select(messages.c.interaction_id)
             .where(
                 messages.c.ts == ts,
                 messages.c.state == MessageState.POSTED,
+                messages.c.purpose != MessageKind.GROUP,
                 (messages.c.channel == channel) | (messages.c.slack_channel == channel),
             )
             .limit(1)
@@ -71,80 +163,89 @@ class MessageQueries(StoreBase):
     async def get_message(
         self, interaction_id: str, purpose: MessageKind, channel: str
     ) -> TrackedMessage | None:
-        row = await self._first(select(messages).where(*_named(interaction_id, purpose, channel)))
+        key = MessageKey(interaction_id, purpose, channel)
+        row = await self._first(select(messages).where(_named(key)))
         return message(row) if row is not None else None
 
-    async def claim_message(
-        self, interaction_id: str, purpose: MessageKind, channel: str, now: datetime
-    ) -> bool:
-        """Record the intent to post before posting; False when it was claimed before.
-
-        The interaction must be tracked already (claimed for posting).
-        """
-        claim = (
+    async def track_message(self, key: MessageKey, now: datetime) -> bool:
+        """Track a message to post (`queued`); False when it was tracked before, so each
+        is posted once because the database says so, or when its subject (an
+        interaction, a step group) is not tracked."""
+        subjects = union_all(
+            select(interactions.c.id).where(interactions.c.id == key.interaction_id),
+            select(step_groups.c.id).where(step_groups.c.id == key.interaction_id),
+        )
+        track = (
             self._insert(messages)
-            .values(
-                interaction_id=interaction_id,
-                purpose=purpose,
-                channel=channel,
-                state=MessageState.POSTING,
-                synced=False,
-                version=0,
-                claimed_at=now,
-                updated_at=now,
-            )
+            .values(**new_message(key, now))
             .on_conflict_do_nothing()
             .returning(messages.c.interaction_id)
         )
-        return await self._first(claim) is not None
 
-    async def mark_message_posted(
+        async def work(connection: AsyncConnection) -> bool:
+            # a subject is never deleted: known once, it stays known to the insert
+            if (await connection.execute(subjects)).first() is None:
+                return False
+            return (await connection.execute(track)).first() is not None
+
+        return await self._transaction(work)
+
+    async def record_sends(
         self,
-        interaction_id: str,
-        purpose: MessageKind,
-        channel: str,
-        ts: str,
-        rendered_hash: str,
+        claims: Sequence[MessageKey],
+        sent: Sequence[SentMessage],
         now: datetime,
         *,
-        slack_channel: str | None = None,
-    ) -> bool:
-        """Record the ts of a claimed message; False when it was recorded before.
+        read: Collection[str] = (),
+    ) -> SendRound:
+        """Claim `claims` (each `queued` → `posting`), record the ts of each of `sent`
+        (`posting` → `posted`, with its audit entry) and read the facts of the
+        interactions in `read` (`bot.store.facts`), all in one transaction: one round of
+        every lane's sends and renders, not one transaction for each.
 
-        `slack_channel`: where Slack put it, when that is not `channel` (a DM).
+        A key missing from `claimed` or `recorded` was claimed or recorded before (by
+        another lane or replica, or a look after a crash), and its sender must leave it
+        alone.
         """
-        return (
-            await self._write(
-                update(messages)
-                .where(
-                    *_named(interaction_id, purpose, channel),
-                    messages.c.state.in_(UNPOSTED),
-                )
-                .values(
-                    state=MessageState.POSTED,
-                    ts=ts,
-                    slack_channel=slack_channel if slack_channel != channel else None,
-                    rendered_hash=rendered_hash,
-                    synced=True,
-                    version=messages.c.version + 1,
-                    updated_at=now,
-                )
-            )
-            == 1
-        )
 
-    async def set_message_hash(
+        async def work(connection: AsyncConnection) -> SendRound:
+            # recorded first, so a claim's `after_ts` counts the posts of this batch
+            recorded = {s.key for s in sent if await _record(connection, s, now)}
+            claimed = await _claim(connection, claims, now)
+            facts = await read_facts(connection, read) if read else None
+            entries = [
+                AuditEvent(
+                    "posted",
+                    now,
+                    interaction_id=s.key.interaction_id,
+                    detail={"channel": s.slack_channel, "ts": s.ts, **s.audit_detail},
+                )
+                for s in sent
+                if s.key in recorded and s.audit_detail is not None
+            ]
+            if entries:
+                await append_events(connection, entries)  # last: it holds the chain to the commit
+            return SendRound(claimed, recorded, facts)
+
+        return await self._transaction(work)
+
+    async def record_posted(self, sent: SentMessage, now: datetime) -> bool:
+        """`record_sends` of one claimed message alone (one in doubt that a look found in
+        Slack); False when it was recorded before."""
+        done = await self.record_sends((), [sent], now)
+        return sent.key in done.recorded
+
+    async def record_shown(
         self,
-        interaction_id: str,
-        purpose: MessageKind,
-        channel: str,
+        key: MessageKey,
         rendered_hash: str,
         now: datetime,
         *,
         expected_version: int | None = None,
     ) -> bool:
-        """What Slack shows now; with `expected_version`, only if nobody wrote since."""
-        conditions = _named(interaction_id, purpose, channel)
+        """What Slack shows now (the message is in step with its record); with
+        `expected_version`, only if nobody wrote since."""
+        conditions = [_named(key)]
         if expected_version is not None:
             conditions.append(messages.c.version == expected_version)
         return (
@@ -161,30 +262,80 @@ class MessageQueries(StoreBase):
             == 1
         )
 
-    async def unposted_messages(self) -> list[TrackedMessage]:
-        """Every message tracked but not confirmed posted, of any purpose, oldest first:
-        `queued` (nothing sent) or `posting` (claimed, maybe sent)."""
-        rows = await self._all(
-            select(messages)
-            .where(messages.c.state.in_(UNPOSTED))
-            .order_by(
-                messages.c.claimed_at,
-                messages.c.interaction_id,
-                messages.c.purpose,
-                messages.c.channel,
-            )
-        )
-        return [message(r) for r in rows]
-
-    async def drop_claim(self, interaction_id: str, purpose: MessageKind, channel: str) -> bool:
-        """Forget a claim Slack will never let us post (that person cannot be DMed), so it
-        is not retried forever; a message already posted is never dropped."""
+    async def unclaim(self, key: MessageKey, now: datetime) -> bool:
+        """Slack answered a post with a refusal, so nothing was posted: the message waits
+        `queued` again, and is posted without a look through history next time."""
         return (
             await self._write(
-                delete(messages).where(
-                    *_named(interaction_id, purpose, channel),
-                    messages.c.state.in_(UNPOSTED),
-                )
+                update(messages)
+                .where(_named(key), messages.c.state == MessageState.POSTING)
+                .values(state=MessageState.QUEUED, after_ts=None, updated_at=now)
             )
             == 1
         )
+
+    async def drop_claim(self, key: MessageKey) -> bool:
+        """Forget a message Slack will never let us post (that person cannot be DMed), so
+        it is not retried forever; a message already posted is never dropped."""
+        return (
+            await self._write(delete(messages).where(_named(key), messages.c.state.in_(UNPOSTED)))
+            == 1
+        )
+
+    async def unposted_messages(self, kind: MessageKind | None = None) -> list[TrackedMessage]:
+        """Every message tracked but not recorded posted (of `kind`, or of any), oldest
+        first: `queued` (nothing sent) or `posting` (claimed, maybe sent). A poll asks
+        for the copies alone: during a burst every primary waits here too."""
+        wanted: list[ColumnElement[bool]] = [messages.c.state.in_(UNPOSTED)]
+        if kind is not None:
+            wanted.append(messages.c.purpose == kind)
+        rows = await self._all(
+            select(messages)
+            .where(*wanted)
+            .order_by(messages.c.claimed_at, messages.c.interaction_id, *_ORDER[1:])
+        )
+        return [message(r) for r in rows]
+
+
+async def _claim(
+    connection: AsyncConnection, keys: Sequence[MessageKey], now: datetime
+) -> set[MessageKey]:
+    """Claim each of `keys` still `queued`, in one statement (not one per lane: each is a
+    thread hop on SQLite's driver); the keys claimed."""
+    if not keys:
+        return set()
+    named = tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+    claimed = await connection.execute(
+        update(messages)
+        .where(
+            named.in_([(k.interaction_id, k.purpose.value, k.channel) for k in keys]),
+            messages.c.state == MessageState.QUEUED,
+        )
+        .values(
+            state=MessageState.POSTING, claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now
+        )
+        .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+    )
+    return {MessageKey(r.interaction_id, MessageKind(r.purpose), r.channel) for r in claimed}
+
+
+async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime) -> bool:
+    key = sent.key
+    recorded = await connection.execute(
+        update(messages)
+        .where(_named(key), messages.c.state == MessageState.POSTING)
+        .values(
+            state=MessageState.POSTED,
+            ts=sent.ts,
+            # kept only when it differs from where it was sent (a DM posted to a user id)
+            slack_channel=case(
+                (messages.c.channel == sent.slack_channel, None), else_=sent.slack_channel
+            ),
+            rendered_hash=sent.rendered_hash,
+            # a primary is in step once the poll says so; the others show what was rendered
+            synced=messages.c.synced if key.purpose == MessageKind.PRIMARY else True,
+            version=messages.c.version + 1,
+            updated_at=now,
+        )
+    )
+    return bool(recorded.rowcount)

@@ -41,7 +41,7 @@ def upgrade_to(connection: Connection, revision: str) -> str:
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
     _adopt_legacy(connection)
-    command.upgrade(_config(connection), revision)
+    command.upgrade(config(connection), revision)
     return current_revision(connection)
 
 
@@ -64,7 +64,8 @@ def is_known_revision(revision: str) -> bool:
         return False
 
 
-def _config(connection: Connection) -> Config:
+def config(connection: Connection) -> Config:
+    """Alembic's configuration for migrating on `connection` (a test may downgrade)."""
     config = Config()
     config.set_main_option("script_location", str(SCRIPTS))
     config.attributes["connection"] = connection
@@ -78,5 +79,5 @@ def _adopt_legacy(connection: Connection) -> None:
     version = connection.execute(text("SELECT MAX(version) FROM schema_version")).scalar()
     if version != LEGACY_VERSION:
         raise SchemaError(f"unknown schema version {version!r} (expected {LEGACY_VERSION})")
-    command.stamp(_config(connection), LEGACY_REVISION)
+    command.stamp(config(connection), LEGACY_REVISION)
     connection.execute(text("DROP TABLE schema_version"))

@@ -28,8 +28,7 @@ from bot.domain import Allowance, Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
 from bot.store.allowances import Grant, end_refused_grants, insert_grant
 from bot.store.audit import AuditEvent, write_events
-from bot.store.base import StoreBase
-from bot.store.interactions import ID_CHUNK
+from bot.store.base import ID_CHUNK, StoreBase
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queued
 from bot.store.schema import decisions, interactions

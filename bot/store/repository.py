@@ -21,6 +21,7 @@ from bot.store.coordination import CoordinationQueries
 from bot.store.digests import DigestQueries
 from bot.store.drafts import DraftQueries
 from bot.store.errors import StoreOpenError
+from bot.store.facts import FactQueries
 from bot.store.groups import GroupQueries
 from bot.store.home import HomeQueries
 from bot.store.interactions import InteractionQueries
@@ -29,7 +30,6 @@ from bot.store.migrate import current_revision, head_revision, upgrade_to_head
 from bot.store.opening import open_engine
 from bot.store.outbox import DecisionQueries
 from bot.store.receipts import ReceiptQueries
-from bot.store.sends import SendQueries
 from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
 from bot.store.target import parse_target
@@ -39,7 +39,7 @@ from bot.store.votes import VoteQueries
 class Store(
     InteractionQueries,
     MessageQueries,
-    SendQueries,
+    FactQueries,
     VoteQueries,  # before DecisionQueries: a vote that meets a quorum queues its decision
     DecisionQueries,
     CoordinationQueries,

@@ -9,7 +9,15 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import RowMapping
 
-from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.domain import (
+    Allowance,
+    AllowanceEnd,
+    AllowanceScope,
+    Approval,
+    SlackActor,
+    SlackDecision,
+    SlackMessageRef,
+)
 from bot.novo.models import Interaction, ResolveInteractionBody
 from bot.store.records import load_record
 from bot.store.schema import MessageKind, MessageState
@@ -174,7 +182,8 @@ def snooze(row: RowMapping) -> Snooze:
 
 @dataclass(frozen=True)
 class StepGroup:
-    """Sibling approvals of one run's step, shown under one message in `channel`."""
+    """Sibling approvals of one run's step, shown under one message in `channel`: the
+    group, and where its message is (`state`, `ts`, what it shows, its claim)."""
 
     id: str
     root_run_id: str
@@ -186,6 +195,7 @@ class StepGroup:
     rendered_hash: str | None
     outcome: str | None
     claimed_at: datetime
+    after_ts: str | None = None
 
 
 def step_group(row: RowMapping) -> StepGroup:
@@ -199,7 +209,8 @@ def step_group(row: RowMapping) -> StepGroup:
         ts=row["ts"],
         rendered_hash=row["rendered_hash"],
         outcome=row["outcome"],
-        claimed_at=row["claimed_at"],
+        claimed_at=row["message_claimed_at"],
+        after_ts=row["after_ts"],
     )
 
 
@@ -341,3 +352,21 @@ def queued(row: RowMapping) -> QueuedDecision:
 def answers(text: str) -> list[dict[str, Any]]:
     value = load_record(text)
     return [dict(item) for item in value] if isinstance(value, list) else []
+
+
+def allowance_of(row: RowMapping) -> Allowance:
+    return Allowance(
+        id=int(row["id"]),
+        rule=row["rule"],
+        scope=cast(AllowanceScope, row["scope"]),
+        agent_id=row["agent_id"],
+        tool_name=row["tool_name"],
+        root_run_id=row["root_run_id"],
+        granted_by=SlackActor(row["granted_by_id"], row["granted_by_name"]),
+        granted_at=row["granted_at"],
+        until=row["until"],
+        interaction_id=row["interaction_id"],
+        ended=cast(AllowanceEnd | None, row["ended"]),
+        ended_by=row["ended_by_id"],
+        ended_at=row["ended_at"],
+    )

@@ -5,10 +5,10 @@ against it. Changing it means adding a revision under `migrations/versions/`.
 
 - `interactions`: the newest API record of each interaction we track, and who
   decided it in Slack.
-- `messages`: every Slack message about an interaction, keyed by
-  (interaction, purpose, channel). Purpose `channel` is the interaction's
-  primary message, at most one per interaction; purpose `copy` is the same
-  message in each further destination of its route (the other users' DMs).
+- `messages`: every Slack message the bridge posts, keyed by (subject, kind,
+  channel) (`interaction_id`, `purpose`, `channel`): see `MessageKind`. The
+  subject is an interaction's id, or a step group's for its group message (so
+  the column names no foreign key).
 - `decisions`: the outbox of decisions taken in Slack, at most one queued per
   interaction.
 - `leases`: named leases that let one replica at a time do a job.
@@ -24,8 +24,8 @@ against it. Changing it means adding a revision under `migrations/versions/`.
   interaction; a withdrawn vote keeps its row (who changed their mind, when).
 - `snoozes`: "Remind me" requests, each a DM due at a time, sent at most once.
 - `step_groups`: approvals of one run's step posted together under one group
-  message (its own ts), the cards replies in its thread; `interactions.group_id`
-  says which group an interaction belongs to.
+  message (a `messages` row of kind `group`), the cards replies in its thread;
+  `interactions.group_id` says which group an interaction belongs to.
 - `audit`: every transition (posted, clicked, refused, voted, resolved, 409/404,
   expired, reminded, escalated, digest sent), oldest pruned after
   NOVO_SLACK_AUDIT_DAYS; each event hashed with the one before it (`prev_hash`,
@@ -79,6 +79,9 @@ class MessageKind(StrEnum):
     first): claimed with the primary, kept showing what it shows."""
     ESCALATION = "escalation"
     """One per target channel or user an escalation step names."""
+    GROUP = "group"
+    """A step group's own message (its subject is the group's id): the cards of its
+    members reply in its thread."""
 
 
 class MessageState(StrEnum):
@@ -123,7 +126,7 @@ interactions = Table(
 messages = Table(
     "messages",
     metadata,
-    Column("interaction_id", Text, ForeignKey("interactions.id"), nullable=False),
+    Column("interaction_id", Text, nullable=False),
     Column("purpose", Text, nullable=False),
     Column("channel", Text, nullable=False),
     Column("state", Text, nullable=False),
@@ -259,13 +262,9 @@ step_groups = Table(
     Column("step_number", Integer, nullable=False),
     Column("channel", Text, nullable=False),
     Column("agent_id", Text, nullable=False),
-    Column("state", Text, nullable=False),
-    Column("ts", Text),
-    Column("rendered_hash", Text),
     Column("outcome", Text),
     Column("claimed_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
-    CheckConstraint("state IN ('posting', 'posted')", name="step_groups_state_known"),
 )
 
 group_views = Table(

@@ -47,7 +47,8 @@ from bot.outages import level
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.store.audit import interaction_facts
-from bot.store.schema import MessageState
+from bot.store.messages import MessageKey
+from bot.store.schema import MessageKind, MessageState
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.routing import ChannelRouter
@@ -136,7 +137,7 @@ class SyncEngine:
         # each open record as last listed, with the stored version it matched at: a
         # local optimisation (after a restart the first poll compares every record)
         self._matched: dict[str, tuple[int, Any]] = {}
-        self._copies = CopyPoster(store, publisher, clock, self._guarded)
+        self._copies = CopyPoster(store, publisher, self._guarded)
         # claims left `posting` that a look through their channel did not find, so they
         # are posted without another: kept until posted (a post that gets no answer
         # leaves it in doubt again)
@@ -163,9 +164,12 @@ class SyncEngine:
         unreadable: list[UnreadableRecord] = []
         new: list[Interaction] = []
         for raw, rid in zip(listed, ids, strict=True):
-            if rid is not None and rid in unchanged:
+            if rid is not None and (rid in unchanged or (rid in known and rid not in versions)):
+                # unchanged since the last poll, or tracked and not shown yet (waiting for
+                # its lane during a burst: nothing to follow until it is posted, and
+                # parsing a thousand of them every poll would cost more than posting them)
                 report.pending += 1
-                continue  # unchanged since the last poll
+                continue
             record = parse_record(raw)
             if isinstance(record, UnreadableRecord):
                 unreadable.append(record)
@@ -478,7 +482,8 @@ class SyncEngine:
         gets to it (nothing was sent for it), and the `posting` ones of each channel,
         claimed when a crash or a lost answer came, are looked for together first."""
         in_doubt: dict[str, list[str]] = {}
-        for tracked in await self._store.unposted():
+        # what the lanes already hold is queued once: a burst is not built again each poll
+        for tracked in await self._store.unposted(leaving=self._publisher.lanes.queued()):
             if tracked.state == MessageState.QUEUED or tracked.id in self._looked_for:
                 self._queue_unposted(tracked)
             elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
@@ -530,7 +535,8 @@ class SyncEngine:
                 self._queue_unposted(tracked)
                 continue
             where, ts = hit
-            await self._store.mark_posted(tracked.id, ts, "", self._clock(), slack_channel=where)
+            key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
+            await self._publisher.lifecycle.adopt(key, where, ts)
             log.info("reconciled %s with its existing message %s", tracked.id, ts)
             self._publisher.refresh_soon(tracked.id, tracked.channel)
             await self._copies.queue_claimed(tracked)

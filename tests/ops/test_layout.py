@@ -121,3 +121,29 @@ def test_the_walk_finds_a_circle_and_a_foreign_import(tmp_path: Path) -> None:
         "bot/beta.py": {"novo_dev"},
         "bot/gamma.py": {"playwright"},
     }
+
+
+PUBLISHER = "bot.messages.publisher"
+"""Who keeps the messages: services ask through `bot.messages` (`Refresh`, `Messages`)."""
+
+
+def _named_modules(path: Path) -> Iterator[str]:
+    """`_imports`, and each `from package import name` as `package.name` (a module too)."""
+    yield from _imports(path)
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def importers_of(module: str, under: Path) -> list[str]:
+    """Files under `under` importing `module` (or a name from it), lazily or not."""
+    return [
+        str(path.relative_to(BOT.parent))
+        for path in sorted(under.rglob("*.py"))
+        if any(m == module or m.startswith(f"{module}.") for m in _named_modules(path))
+    ]
+
+
+def test_no_service_imports_the_publisher() -> None:
+    assert importers_of(PUBLISHER, BOT / "services") == []
+    assert importers_of(PUBLISHER, BOT / "bridge"), "the walk sees who does import it"

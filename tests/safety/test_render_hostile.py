@@ -16,7 +16,7 @@ from bot.bridge.presenter import ephemeral_text
 from bot.domain import SlackActor, SlackDecision
 from bot.outcomes import BadAnswer, DecisionOutcome, Ended, OutcomeKind
 from bot.slack.ids import ActionId
-from bot.slack.render.common import ELLIPSIS, REPLACEMENT, clean_text
+from bot.slack.render.common import ELLIPSIS, REPLACEMENT, _cleaned, clean_rendered, clean_text
 from bot.slack.render.context import MessageContext
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.message import fingerprint, render_message
@@ -61,6 +61,24 @@ def test_clean_text_rules() -> None:
     assert clean_text("\u200fabc\u200e\u061c") == "abc"
     assert clean_text("plain ascii") == "plain ascii"
     assert clean_text("😀 ü") == "😀 ü"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"text": "nul\x00", "k\x00": "v"},
+        {"type": "mrkdwn", "text": ""},
+        {"type": "plain_text", "text": "\x00"},
+        ["rlm\u200f", {"deep": ["\u202eevil", "lone \ud800"]}],
+        {"fine": ["ascii", "ünïcode 🙂", 1.5, None, True]},
+        {"quoted": 'a "text": "" inside'},
+        ("a tuple is left as it is", "\x00"),
+    ],
+)
+def test_the_quick_look_cleans_exactly_what_the_walk_does(value: object) -> None:
+    """Nothing to clean is found by one search of the serialised value; whatever it lets
+    through must be what walking every string would have given."""
+    assert clean_rendered(value) == _cleaned(value)
 
 
 @pytest.mark.parametrize("kind", ["approval_request", "question"])

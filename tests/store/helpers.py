@@ -8,6 +8,9 @@ from typing import Any
 
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
+from bot.store import Store
+from bot.store.messages import MessageKey, SentMessage
+from bot.store.schema import MessageKind
 from tests.novo.conftest import approval_wire
 from tests.support import wait_until
 
@@ -45,3 +48,54 @@ async def threads_settle(before: set[threading.Thread], timeout: float = 5) -> N
     await wait_until(
         lambda: not open_threads() - before, timeout=timeout, message="no threads left running"
     )
+
+
+async def record_primary(
+    store: Store,
+    interaction_id: str,
+    ts: str,
+    rendered_hash: str,
+    now: datetime,
+    *,
+    slack_channel: str | None = None,
+) -> bool:
+    """Record a tracked interaction's primary message posted, as a lane's send does."""
+    tracked = await store.get(interaction_id)
+    if tracked is None:
+        return False
+    return await record_message(
+        store,
+        interaction_id,
+        MessageKind.PRIMARY,
+        tracked.channel,
+        ts,
+        rendered_hash,
+        now,
+        slack_channel=slack_channel,
+    )
+
+
+async def record_message(
+    store: Store,
+    interaction_id: str,
+    purpose: MessageKind,
+    channel: str,
+    ts: str,
+    rendered_hash: str,
+    now: datetime,
+    *,
+    slack_channel: str | None = None,
+) -> bool:
+    """Claim and record one message posted (no audit entry), as a lane's send does."""
+    key = MessageKey(interaction_id, purpose, channel)
+    await store.record_sends([key], [], now)
+    sent = SentMessage(key, ts, rendered_hash, slack_channel or channel, audit_detail=None)
+    return await store.record_posted(sent, now)
+
+
+async def shown_primary(store: Store, interaction_id: str, rendered_hash: str) -> None:
+    """Record what a tracked interaction's primary message shows now."""
+    tracked = await store.get(interaction_id)
+    assert tracked is not None
+    key = MessageKey(interaction_id, MessageKind.PRIMARY, tracked.channel)
+    await store.record_shown(key, rendered_hash, NOW)

@@ -15,10 +15,11 @@ from sqlalchemy.engine import Engine
 
 from bot.domain import SlackActor, SlackDecision
 from bot.store import Store
+from bot.store.messages import MessageKey
 from bot.store.records import stored_expiry
 from bot.store.schema import MessageKind
 
-from .helpers import NOW, interaction
+from .helpers import NOW, interaction, record_message, record_primary, shown_primary
 
 
 async def test_two_claimers_one_wins(store: Store, peer: Store) -> None:
@@ -33,15 +34,15 @@ async def test_posted_once_and_the_primary_message_is_shown(store: Store, peer: 
     await store.claim_for_posting(interaction(), "C1", NOW)
     later = NOW + timedelta(seconds=2)
     results = await asyncio.gather(
-        store.mark_posted("int_1", "1.0001", "h1", later),
-        peer.mark_posted("int_1", "1.0002", "h2", later),
+        record_primary(store, "int_1", "1.0001", "h1", later),
+        record_primary(peer, "int_1", "1.0002", "h2", later),
     )
     assert sorted(results) == [False, True]
     tracked = await store.get("int_1")
     assert tracked is not None
     assert (tracked.state, tracked.channel) == ("posted", "C1")
     assert (tracked.ts, tracked.rendered_hash) in {("1.0001", "h1"), ("1.0002", "h2")}
-    assert tracked.claimed_at == NOW
+    assert tracked.claimed_at == later  # when its lane claimed it
     assert [t.id for t in await store.open_interactions()] == ["int_1"]
 
 
@@ -54,13 +55,13 @@ async def test_unposted_says_when_the_post_was_claimed(store: Store) -> None:
         ("int_b", "C1", NOW + timedelta(seconds=5)),
     ]
     assert all(t.state == "queued" and t.ts is None for t in unposted)  # waiting for a lane
-    await store.mark_posted("int_a", "1.1", "h", NOW)
+    await record_primary(store, "int_a", "1.1", "h", NOW)
     assert [t.id for t in await store.unposted()] == ["int_b"]
 
 
 async def test_a_finished_record_never_goes_back_to_pending(store: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
-    await store.mark_posted("int_1", "1.0001", "h", NOW)
+    await record_primary(store, "int_1", "1.0001", "h", NOW)
     assert await store.out_of_step() == []
     await store.update_snapshot(interaction(status="resolved"), NOW)
     await store.update_snapshot(interaction(status="pending"), NOW)  # a stale list page
@@ -68,7 +69,7 @@ async def test_a_finished_record_never_goes_back_to_pending(store: Store) -> Non
     assert tracked is not None and tracked.snapshot.status == "resolved"
     assert await store.open_interactions() == []
     assert [t.id for t in await store.out_of_step()] == ["int_1"]
-    await store.set_rendered_hash("int_1", "h2")
+    await shown_primary(store, "int_1", "h2")
     assert await store.out_of_step() == []
     await store.update_snapshot(interaction(status="resolved", reason="same status"), NOW)
     assert await store.out_of_step() == []  # same status: the message is still right
@@ -78,13 +79,13 @@ async def test_a_finished_record_never_goes_back_to_pending(store: Store) -> Non
 
 async def test_a_gone_interaction_is_out_of_step_until_rendered(store: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
-    await store.mark_posted("int_1", "1.0001", "h", NOW)
-    await store.set_rendered_hash("int_1", "h")
+    await record_primary(store, "int_1", "1.0001", "h", NOW)
+    await shown_primary(store, "int_1", "h")
     await store.mark_gone("int_1", NOW)
     tracked = await store.get("int_1")
     assert tracked is not None and tracked.gone and not tracked.is_open
     assert [t.id for t in await store.out_of_step()] == ["int_1"]
-    await store.set_rendered_hash("int_1", "h-gone")
+    await shown_primary(store, "int_1", "h-gone")
     assert await store.out_of_step() == []
 
 
@@ -100,7 +101,7 @@ async def test_the_first_slack_decision_is_kept(store: Store) -> None:
 
 async def test_unknown_interactions_are_none(store: Store) -> None:
     assert await store.get("nope") is None
-    assert not await store.mark_posted("nope", "1.1", "h", NOW)
+    assert not await record_primary(store, "nope", "1.1", "h", NOW)
 
 
 async def test_the_record_is_kept_as_received_whatever_its_text(store: Store) -> None:
@@ -168,9 +169,7 @@ async def test_the_open_versions_a_poll_reads_are_found_without_a_search_per_int
     async with await Store.open(path) as store:
         for n in range(3):
             await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
-            await store.mark_message_posted(
-                f"int_{n}", MessageKind.PRIMARY, "C1", f"1.{n}", "h", NOW
-            )
+            await record_message(store, f"int_{n}", MessageKind.PRIMARY, "C1", f"1.{n}", "h", NOW)
         asked: list[tuple[str, Any]] = []
 
         def note(*args: Any) -> None:
@@ -199,7 +198,7 @@ async def test_the_countdowns_read_each_open_deadline_without_the_records(
     for record in records:
         await store.claim_for_posting(record, f"C{record.id[-1]}", NOW)
     for record in records[:4]:  # int_4 waits for its lane: nothing counts down on it yet
-        await store.mark_posted(record.id, f"1.{record.id[-1]}", "h", NOW)
+        await record_primary(store, record.id, f"1.{record.id[-1]}", "h", NOW)
     await store.update_snapshot(interaction("int_3", status="resolved"), NOW)
 
     deadlines = await store.open_deadlines()
@@ -228,3 +227,28 @@ async def test_the_countdowns_read_each_open_deadline_without_the_records(
 )
 def test_a_stored_expiry_reads_as_the_model_reads_it(text: str, expected: Any) -> None:
     assert stored_expiry(text) == expected
+
+
+async def test_a_step_groups_message_is_a_message_of_its_own_kind(
+    store: Store, peer: Store
+) -> None:
+    """Tracked with the group (once, whoever forms it), then claimed and recorded by the
+    verbs every message takes; a thread under it is none of an interaction's."""
+    group = await store.claim_group("run_1", 3, "C1", "agt", NOW)
+    assert await peer.claim_group("run_1", 3, "C1", "agt", NOW) == group
+    [tracked] = await store.unposted_messages()
+    assert (tracked.interaction_id, tracked.purpose, tracked.state) == (
+        group,
+        MessageKind.GROUP,
+        "queued",
+    )
+    assert not await store.track_message(MessageKey(group, MessageKind.GROUP, "C1"), NOW)
+    await record_message(store, group, MessageKind.GROUP, "C1", "5.5", "h", NOW)
+    shown = await store.group(group)
+    assert shown is not None and (shown.state, shown.ts, shown.rendered_hash) == (
+        "posted",
+        "5.5",
+        "h",
+    )
+    assert await store.interaction_at("C1", "5.5") is None
+    assert await store.unposted_messages() == []

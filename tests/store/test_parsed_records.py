@@ -13,12 +13,12 @@ from datetime import timedelta
 from bot.store import Store
 from bot.store.parsed import ParsedRecords
 
-from .helpers import NOW, interaction
+from .helpers import NOW, interaction, record_primary
 
 
 async def _posted(store: Store, id_: str = "int_1") -> None:
     await store.claim_for_posting(interaction(id_), "C1", NOW)
-    await store.mark_posted(id_, "1.0001", "h", NOW)
+    await record_primary(store, id_, "1.0001", "h", NOW)
 
 
 async def test_an_unchanged_record_is_handed_out_as_parsed_before(store: Store) -> None:

@@ -6,9 +6,10 @@ import asyncio
 from datetime import timedelta
 
 from bot.store import Store
+from bot.store.messages import MessageKey
 from bot.store.schema import MessageKind
 
-from .helpers import NOW, interaction
+from .helpers import NOW, interaction, record_message
 
 
 async def test_a_step_is_taken_once(store: Store) -> None:
@@ -42,12 +43,19 @@ async def test_two_replicas_racing_for_a_step_take_it_once(store: Store, peer: S
 async def test_a_message_posted_to_a_user_remembers_its_dm(store: Store) -> None:
     await store.claim_for_posting(interaction(), "C1", NOW)
     for target in ("U0BOSS", "C0MANAGERS"):
-        assert await store.claim_message("int_1", MessageKind.ESCALATION, target, NOW)
-    await store.mark_message_posted(
-        "int_1", MessageKind.ESCALATION, "U0BOSS", "1.1", "h", NOW, slack_channel="D0BOSS"
+        assert await store.track_message(MessageKey("int_1", MessageKind.ESCALATION, target), NOW)
+    await record_message(
+        store, "int_1", MessageKind.ESCALATION, "U0BOSS", "1.1", "h", NOW, slack_channel="D0BOSS"
     )
-    await store.mark_message_posted(
-        "int_1", MessageKind.ESCALATION, "C0MANAGERS", "1.2", "h", NOW, slack_channel="C0MANAGERS"
+    await record_message(
+        store,
+        "int_1",
+        MessageKind.ESCALATION,
+        "C0MANAGERS",
+        "1.2",
+        "h",
+        NOW,
+        slack_channel="C0MANAGERS",
     )
     shown = {
         m.channel: m.shown_in

@@ -11,16 +11,22 @@ import asyncio
 import os
 import sqlite3
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from alembic import command
+from sqlalchemy import column, table, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store import Store, StoreOpenError, admin
+from bot.store.migrate import config as migrate_config
 from bot.store.migrate import head_revision, upgrade_to
 from bot.store.opening import open_engine
+from bot.store.schema import MessageKind
+from bot.store.sqltypes import UtcDateTime
 from tests.support import bounded
 
 from .conftest import Database
@@ -166,3 +172,85 @@ LEGACY_SNAPSHOT = (
     ' "stepNumber": 1, "toolName": "deploy", "toolCallId": "call_1",'
     ' "createdAt": "2026-11-30T08:00:00Z", "updatedAt": "2026-11-30T08:00:00Z"}'
 )
+
+
+_OLD_GROUPS = table(
+    "step_groups",
+    column("id"),
+    column("root_run_id"),
+    column("step_number"),
+    column("channel"),
+    column("agent_id"),
+    column("state"),
+    column("ts"),
+    column("rendered_hash"),
+    column("claimed_at", UtcDateTime),
+    column("updated_at", UtcDateTime),
+)
+
+
+def _old_group(group_id: str, state: str, ts: str | None) -> dict[str, object]:
+    return {
+        "id": group_id,
+        "root_run_id": "run_1",
+        "step_number": 3,
+        "channel": "C1",
+        "agent_id": "agt",
+        "state": state,
+        "ts": ts,
+        "rendered_hash": "h" if ts else None,
+        "claimed_at": NOW,
+        "updated_at": NOW,
+    }
+
+
+async def test_step_group_messages_written_at_0014_move_to_messages_and_back(
+    db: Database,
+) -> None:
+    """Revision 0015 moves each group's message into `messages` (kind `group`), and its
+    downgrade moves them back."""
+
+    async def to_0014(connection: AsyncConnection) -> None:
+        await connection.run_sync(upgrade_to, "0014")
+        await connection.execute(
+            _OLD_GROUPS.insert(),
+            [_old_group("run_1#3#C1", "posted", "1.5"), _old_group("run_2#3#C1", "posting", None)],
+        )
+
+    async def to_0015(connection: AsyncConnection) -> None:
+        await connection.run_sync(upgrade_to, "0015")
+
+    async def back_to_0014(connection: AsyncConnection) -> None:
+        await connection.run_sync(lambda sync: command.downgrade(migrate_config(sync), "0014"))
+
+    async def at(prepare: Callable[[AsyncConnection], Awaitable[Any]]) -> None:
+        opened = await open_engine(db.target, prepare, schema=db.schema)
+        await opened.close()
+
+    await at(to_0014)
+    await at(to_0015)
+    store = await db.open()
+    try:
+        posted, doubtful = await store.group("run_1#3#C1"), await store.group("run_2#3#C1")
+        assert posted is not None and (posted.state, posted.ts, posted.rendered_hash) == (
+            "posted",
+            "1.5",
+            "h",
+        )
+        assert doubtful is not None and (doubtful.state, doubtful.claimed_at) == ("posting", NOW)
+        [unposted] = await store.unposted_messages()
+        assert (unposted.interaction_id, unposted.purpose) == ("run_2#3#C1", MessageKind.GROUP)
+    finally:
+        await store.close()
+    await at(back_to_0014)
+    rows: list[Any] = []
+
+    async def read(connection: AsyncConnection) -> None:
+        found = await connection.execute(text("SELECT id, state, ts FROM step_groups ORDER BY id"))
+        rows.extend(tuple(r) for r in found)
+        left = await connection.execute(text("SELECT COUNT(*) FROM messages"))
+        rows.append(left.scalar())
+
+    await at(read)
+    assert rows == [("run_1#3#C1", "posted", "1.5"), ("run_2#3#C1", "posting", None), 0]
+    await at(to_0015)  # and up again

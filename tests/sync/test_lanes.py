@@ -56,6 +56,7 @@ async def test_one_message_is_queued_once_and_urgent_replaces_cosmetic() -> None
     lanes.submit("C1", SendKind.URGENT_UPDATE, "m", rec.send("C1", "urgent m"))
     lanes.submit("C1", SendKind.COSMETIC_UPDATE, "m", rec.send("C1", "cosmetic m late"))
     assert lanes.depth("C1") == 1
+    assert lanes.queued() == {("C1", "m")}  # "x" is being sent: a poll may queue it again
     rec.gate.set()
     await bounded(lanes.idle(), 5)
     assert rec.order("C1") == ["hold", "urgent m"]

@@ -12,7 +12,7 @@ from sqlalchemy import event
 
 from bot.messages.reads import FactReads
 from bot.store import Store
-from bot.store.sends import MessageFacts
+from bot.store.facts import MessageFacts
 from tests.store.helpers import NOW, decision, interaction
 from tests.support import bounded, wait_until
 

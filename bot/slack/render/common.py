@@ -63,22 +63,44 @@ def clean_text(text: str) -> str:
     return text.translate(_UNSAFE)
 
 
+_NEEDS_CLEANING = re.compile(
+    f"[\ud800-\udfff{_BIDI_CONTROLS}{_BIDI_MARKS}]" + r'|\\u0000|"text": ""'
+)
+"""In a rendered value serialised as JSON (`ensure_ascii=False`, so only NUL and the other
+control characters are escaped): anything :func:`clean_rendered` would change."""
+
+
 def clean_rendered(value: Any) -> Any:
     """A copy of a rendered message, view, option list or text, every string cleaned.
 
     The one place that applies :func:`clean_text`: renderers call it on what
     they return rather than on each field, so a new field cannot slip past.
     Rendered output is our own shape (a few levels deep), so recursion is safe.
+
+    Most messages hold nothing to clean: serialised once, a search finds whether any
+    string does (every post renders, and the walk below costs several times that),
+    and the copy is parsed back; only one that does is walked string by string.
     """
+    try:
+        dumped = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return _cleaned(value)
+    if _NEEDS_CLEANING.search(dumped) is None:
+        return json.loads(dumped)
+    return _cleaned(value)
+
+
+def _cleaned(value: Any) -> Any:
+    """:func:`clean_rendered`, walking every string."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, dict):
-        cleaned = {clean_text(k): clean_rendered(v) for k, v in value.items()}
+        cleaned = {clean_text(k): _cleaned(v) for k, v in value.items()}
         if cleaned.get("type") in _TEXT_OBJECTS and cleaned.get("text") == "":
             cleaned["text"] = " "  # Slack refuses empty text; a NUL-only label would leave none
         return cleaned
     if isinstance(value, list):
-        return [clean_rendered(v) for v in value]
+        return [_cleaned(v) for v in value]
     return value
 
 

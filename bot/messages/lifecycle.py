@@ -1,0 +1,79 @@
+"""The one lifecycle of every message the bridge posts, whatever its kind.
+
+Tracked `queued` (nothing sent); claimed just before its send (`posting`, with every
+other lane's claims of the moment in one transaction: `bot.messages.batches`); sent;
+its ts recorded (`posted`). A refusal that says nothing was posted unclaims it (back to
+`queued`, no look owed); any other failure leaves it in doubt, to be looked for in its
+destination before it is posted again (`bot.messages.doubt`), and adopted if found.
+Each later change of what it shows is recorded once Slack shows it.
+
+The kind (primary, copy, escalation, step group) picks only what is rendered and
+where it goes; these steps are the same for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+
+from bot.clock import Clock
+from bot.messages.batches import SendBatches
+from bot.messages.doubt import nothing_posted
+from bot.metrics import MESSAGES_POSTED
+from bot.store import Store
+from bot.store.messages import MessageKey, SentMessage
+from bot.store.schema import MessageState
+
+Sending = Callable[[], Awaitable[tuple[str, str]]]
+"""A send of a rendered message: where Slack put it and its ts."""
+
+
+class Lifecycle:
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+        self.sends = SendBatches(store, clock)
+
+    async def post(
+        self,
+        key: MessageKey,
+        state: MessageState,
+        send: Sending,
+        rendered_hash: str,
+        audit_detail: dict[str, Any] | None,
+    ) -> tuple[str, str] | None:
+        """Claim (a `queued` message), send and record one message; None when it was not
+        this call's to send (claimed or posted meanwhile). A `posting` one (looked for
+        and not found) is sent as it is. Raises SlackApiError when Slack refuses it.
+
+        `audit_detail`: what its `posted` audit entry adds (None: no entry; a step
+        group's message or an escalation is audited by what it is about)."""
+        if state == MessageState.POSTED:
+            return None
+        if state == MessageState.QUEUED and not await self.sends.claim(key):
+            return None
+        try:
+            shown_in, ts = await send()
+        except SlackApiError as exc:
+            if nothing_posted(exc):
+                await self._store.unclaim(key, self._clock())
+            raise
+        await self.sends.record(SentMessage(key, ts, rendered_hash, shown_in, audit_detail))
+        MESSAGES_POSTED.inc()
+        return shown_in, ts
+
+    async def adopt(self, key: MessageKey, where: str, ts: str) -> bool:
+        """Record a message in doubt that a look found in Slack; what it shows is unknown
+        (no hash), so the next refresh brings it in step."""
+        sent = SentMessage(key, ts, "", where, audit_detail=None)
+        return await self._store.record_posted(sent, self._clock())
+
+    async def shown(
+        self, key: MessageKey, rendered_hash: str, *, expected_version: int | None = None
+    ) -> bool:
+        """Slack shows `rendered_hash` now."""
+        return await self._store.record_shown(
+            key, rendered_hash, self._clock(), expected_version=expected_version
+        )

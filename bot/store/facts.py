@@ -1,0 +1,86 @@
+"""What every message about an interaction shows besides its record, read at once.
+
+Each post renders from its interaction's open decision, its messages, the steps taken
+and the standing approvals granted on it: `message_facts` reads them for many
+interactions in one transaction (`bot.messages.reads` batches the renders that ask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import RowMapping, Select, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.domain import Allowance
+from bot.store.base import ID_CHUNK, StoreBase
+from bot.store.rows import (
+    QueuedDecision,
+    TakenStep,
+    TrackedMessage,
+    allowance_of,
+    message,
+    queued,
+    taken_step,
+)
+from bot.store.schema import allowances, decisions, messages, steps
+
+
+@dataclass(frozen=True)
+class MessageFacts:
+    """What a message shows besides its record: open decisions, messages, steps taken,
+    the standing approvals granted on it."""
+
+    decisions: dict[str, QueuedDecision]
+    messages: dict[str, list[TrackedMessage]]
+    steps: dict[str, list[TakenStep]]
+    allowances: dict[str, list[Allowance]]
+
+
+class FactQueries(StoreBase):
+    async def message_facts(self, interaction_ids: Collection[str]) -> MessageFacts:
+        """Open decisions, messages, steps taken and allowances granted of these
+        interactions, in one transaction (every post renders from them)."""
+        return await self._transaction(lambda connection: read_facts(connection, interaction_ids))
+
+
+async def read_facts(connection: AsyncConnection, interaction_ids: Collection[str]) -> MessageFacts:
+    """`message_facts` in the caller's transaction (a lane's round of sends reads them too)."""
+    wanted = list(dict.fromkeys(interaction_ids))
+
+    async def rows(query: Select[Any]) -> Sequence[RowMapping]:
+        found: Sequence[RowMapping] = (await connection.execute(query)).mappings().all()
+        return found
+
+    facts = MessageFacts(
+        {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
+    )
+    for start in range(0, len(wanted), ID_CHUNK):
+        chunk = wanted[start : start + ID_CHUNK]
+        for row in await rows(
+            select(decisions)
+            .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
+            .order_by(decisions.c.id)
+        ):
+            facts.decisions.setdefault(row["interaction_id"], queued(row))
+        for row in await rows(
+            select(messages)
+            .where(messages.c.interaction_id.in_(chunk))
+            .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+        ):
+            facts.messages[row["interaction_id"]].append(message(row))
+        for row in await rows(
+            select(steps)
+            .where(steps.c.interaction_id.in_(chunk))
+            .order_by(steps.c.taken_at, steps.c.step)
+        ):
+            facts.steps[row["interaction_id"]].append(taken_step(row))
+        for row in await rows(
+            select(allowances)
+            .where(allowances.c.interaction_id.in_(chunk))
+            .order_by(allowances.c.id)
+        ):
+            facts.allowances[row["interaction_id"]].append(allowance_of(row))
+    return facts
