@@ -14,6 +14,7 @@ from bot.services.allowances import AllowanceService
 from bot.services.approvals import ApprovalService
 from bot.services.commands import CommandService
 from bot.services.deciders import DeciderGate
+from bot.services.deciding import DecisionPath
 from bot.services.decisions import DecisionService
 from bot.services.digest import DigestService
 from bot.services.forms import FormService
@@ -97,20 +98,19 @@ class Services:
             gate=gate,
             redelivery_base=redelivery_base,
         )
-        allowances = AllowanceService(store, decisions, gate, publisher, slack, policy, clock)
+        path = DecisionPath(store, decisions, gate, publisher, clock)  # every way of deciding
+        allowances = AllowanceService(store, path, gate, publisher, slack, policy, clock)
         return cls(
             store=store,
             novo=novo,
             slack=slack,
             publisher=publisher,
             decisions=decisions,
-            approvals=ApprovalService(
-                decisions, clock, store=store, gate=gate, publisher=publisher
-            ),
+            approvals=ApprovalService(path, clock, store=store, publisher=publisher),
             allowances=allowances,
-            groups=GroupService(store, slack, decisions, gate, publisher, clock),
-            questions=QuestionService(store, slack, decisions, clock),
-            thread_replies=ThreadReplyService(store, slack, decisions, gate, clock),
+            groups=GroupService(store, slack, path, gate, publisher, clock),
+            questions=QuestionService(store, slack, path, clock),
+            thread_replies=ThreadReplyService(store, slack, path, gate, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(

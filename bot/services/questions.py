@@ -19,11 +19,11 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.domain import SlackActor, SlackDecision
+from bot.domain import SlackActor
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
 from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
-from bot.services.decisions import DecisionService, not_decidable
+from bot.services.deciding import DecisionPath, DecisionRequest, Means, not_decidable
 from bot.slack.gateway import SlackGateway
 from bot.slack.question_answers import (
     ParsedSubmission,
@@ -70,12 +70,10 @@ class SubmissionCheck:
 
 
 class QuestionService:
-    def __init__(
-        self, store: Store, slack: SlackGateway, decisions: DecisionService, clock: Clock
-    ) -> None:
+    def __init__(self, store: Store, slack: SlackGateway, path: DecisionPath, clock: Clock) -> None:
         self._store = store
         self._slack = slack
-        self._decisions = decisions
+        self._path = path
         self._clock = clock
 
     async def check_submission(
@@ -140,10 +138,22 @@ class QuestionService:
         responses: list[InputResponse],
         actor: SlackActor,
         acknowledge: Acknowledge | None = None,
+        means: Means = Means.FORM,
     ) -> DecisionOutcome:
         body = ResolveInteractionBody(input_responses=responses)
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_ANSWERED)
-        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        return await self._decide(actor, interaction_id, VERB_ANSWERED, body, means, acknowledge)
+
+    async def _decide(
+        self,
+        actor: SlackActor,
+        interaction_id: str,
+        verb: str,
+        body: ResolveInteractionBody,
+        means: Means,
+        acknowledge: Acknowledge | None,
+    ) -> DecisionOutcome:
+        request = DecisionRequest(actor, interaction_id, verb, body, means)
+        return await self._path.decide(request, acknowledge)
 
     async def submit(
         self,
@@ -219,10 +229,9 @@ class QuestionService:
         request = tracked.snapshot.request if tracked else None
         action = request.action(response.request_id) if request else None
         label = truncate(action.label if action else response.request_id, ACTION_LABEL_CHARS)
-        verb = f"Chose “{label}”"
         body = ResolveInteractionBody(input_responses=[response])
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=verb)
-        outcome = await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        verb = f"Chose “{label}”"
+        outcome = await self._decide(actor, interaction_id, verb, body, Means.BUTTON, acknowledge)
         return interaction_id, outcome
 
     async def choose_quick_option(
@@ -233,14 +242,16 @@ class QuestionService:
             if acknowledge is not None:
                 await acknowledge()
             return interaction_id, CHOICE_GONE
-        return interaction_id, await self.answer(interaction_id, [response], actor, acknowledge)
+        outcome = await self.answer(interaction_id, [response], actor, acknowledge, Means.BUTTON)
+        return interaction_id, outcome
 
     async def dismiss(
         self, interaction_id: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> DecisionOutcome:
         body = ResolveInteractionBody(cancel=True)
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_DISMISSED)
-        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        return await self._decide(
+            actor, interaction_id, VERB_DISMISSED, body, Means.BUTTON, acknowledge
+        )
 
     async def _parse_button(
         self, value: str, parse: Callable[[Interaction, str], InputResponse | None]
