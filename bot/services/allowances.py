@@ -39,7 +39,8 @@ from bot.policy.routes import DEFAULTS_RULE, Route, resolve
 from bot.services.acking import Acknowledge
 from bot.services.approvals import VERB_APPROVED, approval_body
 from bot.services.deciders import DeciderGate
-from bot.services.deciding import DecisionPath, DecisionRequest, Means
+from bot.services.deciding import DecisionPath
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.allowance import OFFER_SCOPES, report_text
 from bot.store import Store

@@ -19,7 +19,8 @@ from bot.messages.publisher import MessagePublisher
 from bot.novo.models import APPROVE_OPTION, DENY_OPTION, InputResponse, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
 from bot.services.acking import NOT_SAVED, Acknowledge
-from bot.services.deciding import DecisionPath, DecisionRequest, Means
+from bot.services.deciding import DecisionPath
+from bot.services.decision_request import DecisionRequest, Means
 from bot.store import Store
 
 log = logging.getLogger(__name__)

@@ -30,20 +30,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
 from functools import partial
-from typing import Any
 
 from bot.clock import Clock
 from bot.domain import (
-    Allowance,
-    AllowanceScope,
     Approval,
-    SlackActor,
     SlackDecision,
-    SlackMessageRef,
 )
 from bot.messages.publisher import MessagePublisher
 from bot.novo.errors import ResolveRuleError
@@ -63,14 +57,14 @@ from bot.outcomes import (
 from bot.policy.routes import Route
 from bot.services.acking import Acknowledge, Stage, before_ack, window_of
 from bot.services.deciders import UNCHECKED, DeciderGate
+from bot.services.decision_request import Decided, DecisionRequest, Means
+from bot.services.decision_trail import decision_trail
 from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.services.shown import decision_facts, shown_now, stood_in
 from bot.slack.directory import DirectoryUnavailable
 from bot.slack.render.allowance import StandingOffer
 from bot.slack.render.thread_reply import THREAD_VIA
-from bot.store import Store, TrackedInteraction, Vote
+from bot.store import QueuedDecision, Store, TrackedInteraction, Vote
 from bot.store.allowances import Grant, PlannedUse
-from bot.store.audit import AuditEvent
 from bot.store.votes import VoteRequest
 from bot.store.writes import DecisionWrite, Written
 
@@ -83,48 +77,6 @@ UNDELIVERED = frozenset({OutcomeKind.CONFLICT, OutcomeKind.GONE, OutcomeKind.REJ
 """What Novo answered when it did not take an approval (an allowance with it ends)."""
 
 
-class Means(StrEnum):
-    """How a decision was given: what its trail and its delivery make of it."""
-
-    BUTTON = "button"  # Approve, an action button, a quick option, Dismiss, the allow menu
-    MODAL = "modal"  # the deny and note modals
-    FORM = "form"  # a question's form
-    APPROVE_ALL = "approve_all"  # a step group's Approve all / Deny all
-    QUORUM = "quorum"  # the decision a vote sealed (named in its `clicked` event)
-    ALLOWANCE = "allowance"  # a standing approval, used by the poll
-    THREAD_REPLY = "thread_reply"  # a thread reply's *Send*
-
-
-@dataclass(frozen=True)
-class DecisionRequest:
-    """One decision as a way of deciding asks for it; the path does the rest.
-
-    `version`: of the message the decider acted on, where it carries one (a step
-    group's); `standing`: an allowance asked for with this approval; `allowance`: the
-    allowance deciding (`ALLOWANCE`, whose decider is its granter) and `seen` the
-    interaction as the poll read it (not tracked yet: its use tracks it)."""
-
-    decider: SlackActor
-    interaction_id: str
-    verb: str
-    body: ResolveInteractionBody
-    means: Means
-    note: str | None = None
-    version: str | None = None
-    reply: SlackMessageRef | None = None
-    standing: AllowanceScope | None = None
-    allowance: Allowance | None = None
-    seen: Interaction | None = None
-
-
-@dataclass(frozen=True)
-class Decided:
-    """What came of a request; `written` None when nothing was written."""
-
-    outcome: DecisionOutcome
-    written: Written | None = None
-
-
 @dataclass
 class _Step:
     """A request on its way through the sequence."""
@@ -135,8 +87,23 @@ class _Step:
     outcome: DecisionOutcome | None = None
     grant: Grant | None = None
     vote: VoteRequest | None = None
-    dropped: dict[str, str] = field(default_factory=dict)
     written: Written | None = None
+
+    @property
+    def interaction(self) -> Interaction:
+        """The interaction of a step still on its way (read by `_look`)."""
+        assert self.snapshot is not None
+        return self.snapshot
+
+    @property
+    def rule(self) -> str | None:
+        return self.route.rule if self.route is not None else None
+
+    @property
+    def queued(self) -> QueuedDecision:
+        """The decision a step's write queued (for steps that queued one)."""
+        assert self.written is not None and self.written.queued is not None
+        return self.written.queued
 
 
 def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
@@ -150,11 +117,6 @@ def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
         ended = Ended(tracked.snapshot, tracked.decided_in_slack)
         return DecisionOutcome(OutcomeKind.NOT_WAITING, ended, tracked.snapshot)
     return None
-
-
-def stale_votes(others: list[Vote], verdicts: list[str | None]) -> dict[str, str]:
-    """The voters who no longer qualify, with the reason why (the message words it)."""
-    return {v.user_id: why for v, why in zip(others, verdicts, strict=True) if why is not None}
 
 
 def _approves(snapshot: Interaction, body: ResolveInteractionBody) -> bool:
@@ -287,7 +249,7 @@ class DecisionPath:
         refusals = await asyncio.gather(
             *(
                 self._gate.refusal(
-                    s.snapshot,  # type: ignore[arg-type]
+                    s.interaction,
                     s.request.decider,
                     audit=s.request.means is not Means.ALLOWANCE,
                 )
@@ -323,33 +285,31 @@ class DecisionPath:
             return
         standing = await self._store.votes_of([s.request.interaction_id for s in voting])
         for step in voting:
-            assert step.route is not None and step.snapshot is not None
-            decider = step.request.decider
-            others = [
-                v for v in standing[step.request.interaction_id] if v.user_id != decider.user_id
-            ]
-            if len(others) + 1 >= step.route.quorum:
+            route, decider = step.route, step.request.decider
+            assert route is not None
+            others = [v for v in standing[step.interaction.id] if v.user_id != decider.user_id]
+            dropped: dict[str, str] = {}
+            if len(others) + 1 >= route.quorum:
                 try:
                     with stage.slack():
-                        verdicts = await asyncio.gather(
-                            *(
-                                self._gate.no_longer_counts(step.snapshot, v.approval.actor)
-                                for v in others
-                            )
-                        )
+                        dropped = await self._stale(step.interaction, others)
                 except DirectoryUnavailable as exc:
-                    log.warning("could not re-check the votes on %s: %s", step.snapshot.id, exc)
+                    log.warning("could not re-check the votes on %s: %s", step.interaction.id, exc)
                     step.outcome = DecisionOutcome(OutcomeKind.REFUSED, UNCHECKED, step.snapshot)
                     continue
-                step.dropped = stale_votes(others, list(verdicts))
+            approval = Approval(decider, step.request.note)
+            decision = self._decision(step.request, self._clock())
+            body = step.request.body
             step.vote = VoteRequest(
-                step.request.interaction_id,
-                Approval(decider, step.request.note),
-                step.route.quorum,
-                step.request.body,
-                self._decision(step.request, self._clock()),
-                step.dropped,
+                step.interaction.id, approval, route.quorum, body, decision, dropped
             )
+
+    async def _stale(self, interaction: Interaction, others: list[Vote]) -> dict[str, str]:
+        """The other voters who no longer qualify, asked of Slack afresh, with why."""
+        verdicts = await asyncio.gather(
+            *(self._gate.no_longer_counts(interaction, v.approval.actor) for v in others)
+        )
+        return {v.user_id: why for v, why in zip(others, verdicts, strict=True) if why is not None}
 
     async def _write(self, steps: list[_Step], commit_by: float) -> None:
         live = self._live(steps)
@@ -384,60 +344,8 @@ class DecisionPath:
             grant=step.grant,
             vote=step.vote,
             use=use,
-            trail=partial(self._trail, step, decision),
+            trail=partial(decision_trail, request, decision, step.rule, step.vote, self._clock),
         )
-
-    def _trail(self, step: _Step, decision: SlackDecision, written: Written) -> list[AuditEvent]:
-        """The audit events of what one write did: the one place they are made. A
-        decision's `clicked` event says who decided what, under which rule, and what
-        they saw when they did (`shown`, from the request Slack signed)."""
-        request, now = step.request, self._clock()
-        interaction_id, user_id = request.interaction_id, request.decider.user_id
-        rule = step.route.rule if step.route is not None else None
-        events = [
-            AuditEvent("vote_dropped", now, interaction_id, voter, {"why": why})
-            for voter, why in step.dropped.items()
-        ]
-        ballot = written.ballot
-        if ballot is not None and ballot.counted and step.vote is not None:
-            detail: dict[str, Any] = {"tally": f"{len(ballot.standing)} of {step.vote.quorum}"}
-            if request.means is Means.APPROVE_ALL:
-                detail["via"] = "approve all"
-            shown = shown_now()
-            detail["shown"] = shown.detail() if shown is not None else None
-            events.append(AuditEvent("voted", now, interaction_id, user_id, detail))
-        if written.queued is None:
-            return events
-        if request.allowance is not None:
-            used = {
-                "allowance": request.allowance.id,
-                "shown": stood_in(request.allowance).detail(),
-            }
-            return [*events, AuditEvent("allowance_used", now, interaction_id, user_id, used)]
-        clicked: dict[str, Any] = {"verb": request.verb}
-        if request.means is Means.APPROVE_ALL:
-            clicked["via"] = "batch"
-        elif ballot is not None:
-            clicked["via"] = Means.QUORUM.value
-        events.append(
-            AuditEvent(
-                "clicked",
-                now,
-                interaction_id,
-                user_id,
-                {**clicked, **decision_facts(decision, rule)},
-            )
-        )
-        if written.allowance is not None:
-            allowance = written.allowance
-            granted = {
-                "allowance": allowance.id,
-                "rule": allowance.rule,
-                "scope": allowance.scope,
-                "until": allowance.until.isoformat(),
-            }
-            events.append(AuditEvent("allowance_granted", now, interaction_id, user_id, granted))
-        return events
 
     # ------------------------------------------------------------------ after the ack
 
@@ -461,8 +369,8 @@ class DecisionPath:
         for n, outcome in zip(singles, delivered, strict=True):
             told[n] = Decided(self._granted(steps[n], outcome), steps[n].written)
         for root_run_id, members in batches.items():
-            batch = [(steps[n].written.queued, steps[n].snapshot) for n in members]  # type: ignore[union-attr]
-            outcomes = await self._delivery.deliver_batch(root_run_id, batch)  # type: ignore[arg-type]
+            batch = [(steps[n].queued, steps[n].snapshot) for n in members]
+            outcomes = await self._delivery.deliver_batch(root_run_id, batch)
             for n, outcome in zip(members, outcomes, strict=True):
                 told[n] = Decided(outcome, steps[n].written)
         return [told[n] for n in range(len(steps))]

@@ -1,19 +1,15 @@
-"""Turning a decision taken in Slack into exactly one resolve call, and never losing it.
+"""Delivering decisions: each queued decision becomes exactly one resolve call, never lost.
 
-A decision is written to the store's outbox before Slack hears the ack and
-before anything is sent; it stays there until Novo has answered something
-final (200, 409, 404, 400). Nothing slow sits between the click and that
-write: the decider's display name, which the `reason` carries, is looked up
-at delivery time (a slow `users.info` must not widen the window in which a
-crash loses an acknowledged click).
-Outages leave it queued and `deliver_due` retries it with backoff, so a
-click survives a Novo outage and a restart. One open decision per
-interaction (a unique index), and none once one was delivered or the
-interaction stopped waiting (checked again as the decision is queued, after
-the look-ups in Slack), make double clicks, two people at once and the same
-click reaching two replicas produce a single resolve.
+Decisions are written to the store's outbox by `bot.services.deciding` (the one
+path every way of deciding takes), before Slack hears the ack and before anything
+is sent; this service delivers them, and each stays in the outbox until Novo has
+answered something final (200, 409, 404, 400). The decider's display name, which
+the `reason` carries, is looked up here, at delivery time (a slow `users.info`
+must not widen the window in which a crash loses an acknowledged click).
+Outages leave a decision queued and `deliver_due` retries it with backoff, so a
+click survives a Novo outage and a restart; a short lease keeps other replicas
+off a decision while one delivers it.
 """
-
 from __future__ import annotations
 
 import asyncio

@@ -28,7 +28,8 @@ from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, Outcom
 from bot.services.acking import Acknowledge, AckWindow, Stage, before_ack, window_of
 from bot.services.approvals import VERB_APPROVED, VERB_DENIED, approval_body
 from bot.services.deciders import UNCHECKED, DeciderGate
-from bot.services.deciding import DecisionPath, DecisionRequest, Means
+from bot.services.deciding import DecisionPath
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.group import parse_group_ref
 from bot.slack.render.modals import render_deny_all_modal

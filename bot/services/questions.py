@@ -23,7 +23,8 @@ from bot.domain import SlackActor
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
 from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
-from bot.services.deciding import DecisionPath, DecisionRequest, Means, not_decidable
+from bot.services.deciding import DecisionPath, not_decidable
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
 from bot.slack.question_answers import (
     ParsedSubmission,

@@ -43,7 +43,8 @@ from bot.outages import level
 from bot.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.acking import Acknowledge, window_of
 from bot.services.deciders import DeciderGate
-from bot.services.deciding import DecisionPath, DecisionRequest, Means, not_decidable
+from bot.services.deciding import DecisionPath, not_decidable
+from bot.services.decision_request import DecisionRequest, Means
 from bot.services.decisions import ReplyMark
 from bot.services.questions import ACTION_LABEL_CHARS, CHOICE_GONE, VERB_ANSWERED
 from bot.services.shown import Shown, note_offer
