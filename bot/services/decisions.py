@@ -10,6 +10,7 @@ Outages leave a decision queued and `deliver_due` retries it with backoff, so a
 click survives a Novo outage and a restart; a short lease keeps other replicas
 off a decision while one delivers it.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -9,7 +9,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
-from bot.bridge.listeners import person, services_of
+from bot.bridge.listeners import Click, person, services_of
 from bot.bridge.listeners.approvals import decide_by_value
 from bot.services.thread_replies import thread_reply
 from bot.slack.ids import ActionId
@@ -30,6 +30,6 @@ def register(app: AsyncApp) -> None:
 
     @app.action(ActionId.SEND_REPLY)
     async def send_reply(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await decide_by_value(ack, body, action, context, lambda s: s.thread_replies.send)
+        await decide_by_value(ack, click, action, context, lambda s: s.thread_replies.send)
