@@ -23,6 +23,7 @@ from bot.services.heavy import HeavyWork
 from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
+from bot.services.sent_replies import SentReplyService
 from bot.services.snoozes import SnoozeService
 from bot.services.thread_replies import ThreadReplyService, reply_marker
 from bot.services.type_ahead import TypeAheadService
@@ -47,6 +48,7 @@ class Services:
     groups: GroupService
     questions: QuestionService
     thread_replies: ThreadReplyService
+    sent_replies: SentReplyService
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
@@ -111,6 +113,7 @@ class Services:
             groups=GroupService(store, slack, path, gate, publisher, clock),
             questions=QuestionService(store, slack, path, clock),
             thread_replies=ThreadReplyService(store, slack, path, gate, clock),
+            sent_replies=SentReplyService(store, slack, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(

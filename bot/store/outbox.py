@@ -118,6 +118,17 @@ class DecisionQueries(StoreBase):
         )
         return queued(row) if row is not None else None
 
+    async def decision_given_in(self, channel: str, ts: str) -> QueuedDecision | None:
+        """The decision a thread reply gave (its *Send*), whatever became of it since; None
+        for a reply that gave none."""
+        row = await self._first(
+            select(decisions)
+            .where(decisions.c.reply_channel == channel, decisions.c.reply_ts == ts)
+            .order_by(decisions.c.id.desc())
+            .limit(1)
+        )
+        return queued(row) if row is not None else None
+
     async def open_decisions(self, interaction_ids: Collection[str]) -> dict[str, QueuedDecision]:
         """`open_decision` of each of these interactions that has one, in one query per
         `ID_CHUNK` of them."""

@@ -77,7 +77,7 @@ async def test_every_approval_by_an_allowance_is_audited_across_kill_9(
     assert answer.status_code == 200
 
     async def granted() -> bool:
-        return (await _record(world, first))["status"] == "resolved"
+        return bool((await _record(world, first))["status"] == "resolved")
 
     await wait_until(granted, message="the granting approval reached Novo")
 
