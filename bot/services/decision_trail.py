@@ -50,6 +50,7 @@ def decision_trail(
     clicked: dict[str, Any] = {"verb": request.verb}
     if request.means is Means.APPROVE_ALL:
         clicked["via"] = "batch"
+        clicked["version"] = request.version  # of the group message clicked
     elif ballot is not None:
         clicked["via"] = Means.QUORUM.value
     facts = {**clicked, **decision_facts(decision, rule)}

@@ -4,12 +4,11 @@ A click acts on what the message showed: its value names the version of the
 group message clicked, and the store keeps which items that version offered
 (each with its own card posted). Items that arrived after it are left out and
 the clicker is told to review them first. Of those, only the items the clicker
-may decide are included (the policy's check, item by item), a rule's quorum
-applies per item (a batch approval is one vote on each, cast for every item in
-one transaction, stale votes dropped as for a single approval), and every
-included decision goes through the outbox like a single click: recorded before
-the ack, under the same deadline, then sent together with `resolveBatch` on the
-root run. What came of each item is summed up on the group message
+may decide are included. Each item is a `DecisionRequest` on the one decision
+path (`bot.services.deciding`): the policy's check item by item, a rule's quorum
+per item (a batch approval is one vote on each, stale votes dropped as for a
+single approval), every item written in one transaction before the ack, under
+the same deadline, then sent together with `resolveBatch` on the root run. What came of each item is summed up on the group message
 ("3 approved, 1 was already denied elsewhere").
 """
 

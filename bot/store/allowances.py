@@ -1,7 +1,7 @@
 """Standing approvals ("allowances") and each use of one: the store decides what happens once.
 
 An allowance is written in the transaction that queues the approval it is granted
-with (`DecisionQueries.enqueue_decision`), and takes effect only once that approval
+with (`Store.write_decisions`), and takes effect only once that approval
 is delivered: an approval Novo refuses ends it as `refused` (`end_refused_grants`,
 in the transaction that closes the decision).
 
