@@ -8,8 +8,9 @@ may decide are included. Each item is a `DecisionRequest` on the one decision
 path (`bot.services.deciding`): the policy's check item by item, a rule's quorum
 per item (a batch approval is one vote on each, stale votes dropped as for a
 single approval), every item written in one transaction before the ack, under
-the same deadline, then sent together with `resolveBatch` on the root run. What came of each item is summed up on the group message
-("3 approved, 1 was already denied elsewhere").
+the same deadline, then sent together with `resolveBatch` on the root run. What
+came of each item is summed up on the group message ("3 approved, 1 was already
+denied elsewhere").
 """
 
 from __future__ import annotations
