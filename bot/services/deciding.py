@@ -159,23 +159,18 @@ class DecisionPath:
 
     async def decide_each(self, requests: list[DecisionRequest]) -> list[Decided]:
         """Decide each in a transaction of its own, in order, then deliver them together
-        (a poll's standing approvals: each use checked at the moment of that use)."""
+        (a poll's standing approvals: each use checked at the moment of that use). No
+        one waits for an ack, so no deadline cuts a write short; a store that fails
+        fails the poll, which tries again."""
         steps: list[_Step] = []
-        decided: dict[int, Decided] = {}
-        for n, request in enumerate(requests):
-            window = window_of(None)
-            settled = await before_ack(window, partial(self._settle, [request], window.deadline))
-            if isinstance(settled, DecisionOutcome):
-                decided[n] = Decided(settled)
-            else:
-                steps.extend(settled)
-        told = iter(await self._tell(steps))
-        return [decided[n] if n in decided else next(told) for n in range(len(requests))]
+        for request in requests:
+            steps.extend(await self._settle([request], None, Stage()))
+        return await self._tell(steps)
 
     # ------------------------------------------------------------------ before the ack
 
     async def _settle(
-        self, requests: list[DecisionRequest], commit_by: float, stage: Stage
+        self, requests: list[DecisionRequest], commit_by: float | None, stage: Stage
     ) -> list[_Step]:
         steps = [_Step(r) for r in requests]
         await self._look(steps)
@@ -311,7 +306,7 @@ class DecisionPath:
         )
         return {v.user_id: why for v, why in zip(others, verdicts, strict=True) if why is not None}
 
-    async def _write(self, steps: list[_Step], commit_by: float) -> None:
+    async def _write(self, steps: list[_Step], commit_by: float | None) -> None:
         live = self._live(steps)
         if not live:
             return
