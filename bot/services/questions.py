@@ -22,7 +22,7 @@ from bot.clock import Clock
 from bot.domain import SlackActor
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
-from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
+from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow, window_of
 from bot.services.deciding import DecisionPath, not_decidable
 from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
@@ -139,21 +139,10 @@ class QuestionService:
         responses: list[InputResponse],
         actor: SlackActor,
         acknowledge: Acknowledge | None = None,
-        means: Means = Means.FORM,
     ) -> DecisionOutcome:
+        """A form's answers, as the path decides them."""
         body = ResolveInteractionBody(input_responses=responses)
-        return await self._decide(actor, interaction_id, VERB_ANSWERED, body, means, acknowledge)
-
-    async def _decide(
-        self,
-        actor: SlackActor,
-        interaction_id: str,
-        verb: str,
-        body: ResolveInteractionBody,
-        means: Means,
-        acknowledge: Acknowledge | None,
-    ) -> DecisionOutcome:
-        request = DecisionRequest(actor, interaction_id, verb, body, means)
+        request = DecisionRequest(actor, interaction_id, VERB_ANSWERED, body, Means.FORM)
         return await self._path.decide(request, acknowledge)
 
     async def submit(
@@ -221,44 +210,45 @@ class QuestionService:
     async def choose_action(
         self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> tuple[str, DecisionOutcome]:
-        interaction_id, response = await self._parse_button(value, parse_action_choice)
-        if response is None:
-            if acknowledge is not None:
-                await acknowledge()
-            return interaction_id, CHOICE_GONE
-        tracked = await self._store.get(interaction_id)
-        request = tracked.snapshot.request if tracked else None
-        action = request.action(response.request_id) if request else None
-        label = truncate(action.label if action else response.request_id, ACTION_LABEL_CHARS)
-        body = ResolveInteractionBody(input_responses=[response])
-        verb = f"Chose “{label}”"
-        outcome = await self._decide(actor, interaction_id, verb, body, Means.BUTTON, acknowledge)
-        return interaction_id, outcome
+        """An action button: decide with the action its value names."""
+        return await self._choose(value, actor, acknowledge, parse_action_choice)
 
     async def choose_quick_option(
         self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> tuple[str, DecisionOutcome]:
-        interaction_id, response = await self._parse_button(value, parse_quick_option)
-        if response is None:
-            if acknowledge is not None:
-                await acknowledge()
-            return interaction_id, CHOICE_GONE
-        outcome = await self.answer(interaction_id, [response], actor, acknowledge, Means.BUTTON)
-        return interaction_id, outcome
+        """An option's button in the message: answer with the option its value names."""
+        return await self._choose(value, actor, acknowledge, parse_quick_option)
 
     async def dismiss(
         self, interaction_id: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> DecisionOutcome:
         body = ResolveInteractionBody(cancel=True)
-        return await self._decide(
-            actor, interaction_id, VERB_DISMISSED, body, Means.BUTTON, acknowledge
-        )
+        request = DecisionRequest(actor, interaction_id, VERB_DISMISSED, body, Means.BUTTON)
+        return await self._path.decide(request, acknowledge)
 
-    async def _parse_button(
-        self, value: str, parse: Callable[[Interaction, str], InputResponse | None]
-    ) -> tuple[str, InputResponse | None]:
+    async def _choose(
+        self,
+        value: str,
+        actor: SlackActor,
+        acknowledge: Acknowledge | None,
+        parse: Callable[[Interaction, str], InputResponse | None],
+    ) -> tuple[str, DecisionOutcome]:
         interaction_id = interaction_id_of_value(value)
         tracked = await self._store.get(interaction_id)
-        if tracked is None:
-            return interaction_id, None
-        return interaction_id, parse(tracked.snapshot, value)
+        response = parse(tracked.snapshot, value) if tracked is not None else None
+        if tracked is None or response is None:
+            await window_of(acknowledge)()
+            return interaction_id, CHOICE_GONE
+        body = ResolveInteractionBody(input_responses=[response])
+        verb = answer_verb(tracked.snapshot, response)
+        request = DecisionRequest(actor, interaction_id, verb, body, Means.BUTTON)
+        return interaction_id, await self._path.decide(request, acknowledge)
+
+
+def answer_verb(interaction: Interaction | None, response: InputResponse) -> str:
+    """How the message words an answer: `Answered`, or `Chose “…”` for an action."""
+    request = interaction.request if interaction is not None else None
+    action = request.action(response.request_id) if request is not None else None
+    if action is None:
+        return VERB_ANSWERED
+    return f"Chose “{truncate(action.label or action.id, ACTION_LABEL_CHARS)}”"

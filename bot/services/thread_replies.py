@@ -46,10 +46,10 @@ from bot.services.deciders import DeciderGate
 from bot.services.deciding import DecisionPath, not_decidable
 from bot.services.decision_request import DecisionRequest, Means
 from bot.services.decisions import ReplyMark
-from bot.services.questions import ACTION_LABEL_CHARS, CHOICE_GONE, VERB_ANSWERED
+from bot.services.questions import CHOICE_GONE, answer_verb
 from bot.services.shown import Shown, note_offer
 from bot.slack.gateway import SlackGateway
-from bot.slack.render.common import clean_text, defuse_mrkdwn, truncate
+from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.slack.render.outcomes import fact_text, outcome_text
 from bot.slack.render.thread_reply import REACTION, reply_help, send_offer
 from bot.slack.thread_answers import parse_reply, reply_targets
@@ -143,15 +143,6 @@ class ReplyOffer:
         if len(parts) != 5 or parts[0] != OFFER_PREFIX or not all(parts):
             return None
         return cls(*parts[1:])
-
-
-def answer_verb(interaction: Interaction | None, response: InputResponse) -> str:
-    """How the message words a reply's answer: `Answered`, or `Chose “…”` for an action."""
-    request = interaction.request if interaction is not None else None
-    action = request.action(response.request_id) if request is not None else None
-    if action is None:
-        return VERB_ANSWERED
-    return f"Chose “{truncate(action.label or action.id, ACTION_LABEL_CHARS)}”"
 
 
 def offer_words(interaction: Interaction, response: InputResponse) -> tuple[str, str]:
