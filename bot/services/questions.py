@@ -176,11 +176,8 @@ class QuestionService:
         loop = asyncio.get_running_loop()
         budget = max(0.0, RESULT_BUDGET_SECONDS - (loop.time() - started))
         done, _ = await asyncio.wait({decision}, timeout=budget)
-        if decision in done:
-            outcome = decision.result()
-            await acknowledge(await self._result_view(interaction_id, outcome))
-            return outcome
-        await recorded.wait()
+        if decision not in done:
+            await recorded.wait()
         if decision.done():
             outcome = decision.result()
             await acknowledge(await self._result_view(interaction_id, outcome))
