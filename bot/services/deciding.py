@@ -371,9 +371,8 @@ class DecisionPath:
         return [told[n] for n in range(len(steps))]
 
     async def _deliver_one(self, step: _Step) -> DecisionOutcome:
-        assert step.written is not None and step.written.queued is not None
         source = "standing" if step.request.means is Means.ALLOWANCE else "click"
-        return await self._delivery.deliver(step.written.queued, step.snapshot, source=source)
+        return await self._delivery.deliver(step.queued, step.snapshot, source=source)
 
     @staticmethod
     def _granted(step: _Step, outcome: DecisionOutcome) -> DecisionOutcome:
