@@ -140,6 +140,15 @@ class Summary:
     max: float
 
 
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile (`fraction` 0.99 for p99): always an observed value,
+    so with fewer than 100 samples p99 is the largest."""
+    if not values:
+        raise ValueError("no samples")
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(fraction * len(ordered))) - 1]
+
+
 def summarize(values: Sequence[float]) -> Summary:
     """n, median, p95 and max; p95 is nearest-rank, so with few samples it is an observed value."""
     if not values:

@@ -15,7 +15,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.bridge.inflight import InFlight
-from bot.bridge.listeners import ARRIVED_KEY, SERVICES_KEY, register_all
+from bot.bridge.listeners import ARRIVED_KEY, CLICK_KEY, SERVICES_KEY, click_of, register_all
 from bot.bridge.origin import origin_check
 from bot.bridge.presenter import failure_text, requester
 from bot.bridge.priority import ClicksFirstApp
@@ -71,9 +71,10 @@ def build_bolt_app(
 
     @app.middleware
     async def provide_services(
-        context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
+        body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
     ) -> None:
         context[SERVICES_KEY] = services
+        context[CLICK_KEY] = click_of(services, body)  # the payload, parsed once
         await next()
 
     @app.middleware

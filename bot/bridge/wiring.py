@@ -14,6 +14,7 @@ from bot.services.allowances import AllowanceService
 from bot.services.approvals import ApprovalService
 from bot.services.commands import CommandService
 from bot.services.deciders import DeciderGate
+from bot.services.deciding import DecisionPath
 from bot.services.decisions import DecisionService
 from bot.services.digest import DigestService
 from bot.services.forms import FormService
@@ -22,6 +23,7 @@ from bot.services.heavy import HeavyWork
 from bot.services.home import HomeService
 from bot.services.questions import QuestionService
 from bot.services.reminders import ReminderService
+from bot.services.sent_replies import SentReplyService
 from bot.services.snoozes import SnoozeService
 from bot.services.thread_replies import ThreadReplyService, reply_marker
 from bot.services.type_ahead import TypeAheadService
@@ -46,6 +48,7 @@ class Services:
     groups: GroupService
     questions: QuestionService
     thread_replies: ThreadReplyService
+    sent_replies: SentReplyService
     forms: FormService
     presenter: Presenter
     engine: SyncEngine
@@ -97,20 +100,20 @@ class Services:
             gate=gate,
             redelivery_base=redelivery_base,
         )
-        allowances = AllowanceService(store, decisions, gate, publisher, slack, policy, clock)
+        path = DecisionPath(store, decisions, gate, publisher, clock)  # every way of deciding
+        allowances = AllowanceService(store, path, gate, publisher, slack, policy, clock)
         return cls(
             store=store,
             novo=novo,
             slack=slack,
             publisher=publisher,
             decisions=decisions,
-            approvals=ApprovalService(
-                decisions, clock, store=store, gate=gate, publisher=publisher
-            ),
+            approvals=ApprovalService(path, clock, store=store, publisher=publisher),
             allowances=allowances,
-            groups=GroupService(store, slack, decisions, gate, publisher, clock),
-            questions=QuestionService(store, slack, decisions, clock),
-            thread_replies=ThreadReplyService(store, slack, decisions, gate, clock),
+            groups=GroupService(store, slack, path, gate, publisher, clock),
+            questions=QuestionService(store, slack, path, clock),
+            thread_replies=ThreadReplyService(store, slack, path, gate, clock),
+            sent_replies=SentReplyService(store, slack, clock),
             forms=FormService(store, slack, gate),
             presenter=Presenter(store, slack, publisher.render),
             engine=SyncEngine(

@@ -1,18 +1,20 @@
 """Standing approvals ("allowances"): granting one with an approval, using it on the
 poll's new approvals, ending it (revoke, expiry, a policy that no longer allows it).
 
-Granting goes through exactly what Approve does for a rule of quorum 1 (the
-decider gate, the body check, the outbox, the same reason); the allowance is
-recorded before the ack, with the decision. A rule offers allowances only with
-`allow_standing` and a quorum of 1 (`Route.standing`).
+Granting is an Approve that asks `DecisionPath` for an allowance too: the same
+gate, body check and outbox, the allowance written with the approval before the
+ack. A rule offers allowances only with `allow_standing` and a quorum of 1
+(`Route.standing`).
 
 Using one is the poll's hook (`bot.sync.standing`): of the new pending
 approvals, each that an allowance in force covers, under a rule that still
-allows it, is tracked without a message, its use recorded and its approval
-queued in one store transaction (`Store.use_allowances`: whichever replica
-polls, a use happens once), then delivered through the outbox like any
-decision. Each poll's uses of one allowance are reported as one reply in the
-granting message's thread; a report is claimed in the store before it is sent.
+allows it, is decided on `DecisionPath` as its granter's approval: the gate asked
+of the granter now, then one transaction that re-checks the allowance, tracks the
+interaction without a message, records the use, queues the approval and audits
+the use (whichever replica polls, a use happens once); then it is delivered
+through the outbox like any decision. Each poll's uses of one allowance are
+reported as one reply in the granting message's thread; a report is claimed in the
+store before it is sent.
 
 Every poll also ends what must end: allowances past their time (expired) and
 those whose rule the policy in force no longer lets grant them (a reload that
@@ -22,43 +24,29 @@ the granting message says so.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
 from itertools import groupby
 
 from bot.clock import Clock
-from bot.domain import Allowance, AllowanceScope, AllowanceUse, SlackActor, SlackDecision
+from bot.domain import Allowance, AllowanceScope, AllowanceUse, SlackActor
 from bot.messages import Refresh
 from bot.metrics import ALLOWANCES_USED
 from bot.novo.models import Interaction
-from bot.outcomes import (
-    BadAnswer,
-    DecisionOutcome,
-    Ended,
-    Granted,
-    NotGranted,
-    Notice,
-    OutcomeKind,
-)
+from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
 from bot.policy.live import LivePolicy
 from bot.policy.routes import DEFAULTS_RULE, Route, resolve
-from bot.services.acking import Acknowledge, Stage, before_ack, window_of
+from bot.services.acking import Acknowledge
 from bot.services.approvals import VERB_APPROVED, approval_body
 from bot.services.deciders import DeciderGate
-from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.services.shown import stood_in
+from bot.services.deciding import DecisionPath
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
-from bot.slack.render.allowance import OFFER_SCOPES, StandingOffer, report_text
-from bot.store import QueuedDecision, Store
-from bot.store.allowances import Grant, PlannedUse
+from bot.slack.render.allowance import OFFER_SCOPES, report_text
+from bot.store import Store
 from bot.store.audit import AuditEvent
 
 log = logging.getLogger(__name__)
-
-UNDELIVERED = frozenset({OutcomeKind.CONFLICT, OutcomeKind.GONE, OutcomeKind.REJECTED})
-"""What Novo answered when it did not take an approval (its allowance is ended)."""
 
 
 def scope_of(choice: str | None) -> AllowanceScope | None:
@@ -78,7 +66,7 @@ class AllowanceService:
     def __init__(
         self,
         store: Store,
-        decisions: DecisionService,
+        path: DecisionPath,
         gate: DeciderGate,
         publisher: Refresh,
         slack: SlackGateway,
@@ -86,7 +74,7 @@ class AllowanceService:
         clock: Clock,
     ) -> None:
         self._store = store
-        self._decisions = decisions
+        self._path = path
         self._gate = gate
         self._publisher = publisher
         self._slack = slack
@@ -104,74 +92,15 @@ class AllowanceService:
     ) -> DecisionOutcome:
         """Approve as Approve does, and allow the tool for the scope's time: the allowance
         is written with the approval, and takes effect once the approval is delivered."""
-        window = window_of(acknowledge)
-        done = await before_ack(
-            window,
-            lambda stage: self._record(
-                interaction_id, actor, scope, stage=stage, commit_by=window.deadline
-            ),
-        )
-        if isinstance(done, DecisionOutcome):
-            return done
-        queued, snapshot = done
-        outcome = await self._decisions.deliver(queued, snapshot)
-        if outcome.kind is OutcomeKind.DELIVERED:
-            granted = await self._store.allowances_granted_on(interaction_id)
-            if granted:
-                return DecisionOutcome(OutcomeKind.VOTED, Granted(granted[-1]), outcome.interaction)
-            return outcome
-        fact = outcome.fact
-        if outcome.kind in UNDELIVERED and isinstance(fact, Notice | Ended | BadAnswer):
-            return DecisionOutcome(outcome.kind, NotGranted(fact), outcome.interaction)
-        return outcome
-
-    async def _record(
-        self,
-        interaction_id: str,
-        actor: SlackActor,
-        scope: AllowanceScope,
-        *,
-        stage: Stage,
-        commit_by: float,
-    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
-        tracked = await self._store.get(interaction_id)
-        ended = self._decisions.not_decidable(tracked)
-        if ended is not None or tracked is None:
-            return ended or DecisionOutcome(OutcomeKind.UNKNOWN, Notice.UNKNOWN)
-        snapshot = tracked.snapshot
-        route = self._gate.route(snapshot)
-        standing = route.standing
-        if (
-            tracked.kind != "approval_request"
-            or standing is None
-            or scope not in standing.scopes
-            or not snapshot.tool_name
-        ):
-            return DecisionOutcome(OutcomeKind.REFUSED, Notice.STANDING_NOT_OFFERED, snapshot)
-        now = self._clock()
-        seconds = StandingOffer(tuple(standing.scopes), standing.max_seconds).seconds_for(scope)
-        grant = Grant(
-            rule=route.rule,
-            scope=scope,
-            agent_id=snapshot.agent_id,
-            tool_name=snapshot.tool_name,
-            root_run_id=snapshot.root_run_id if scope == "run" else None,
-            granted_by=actor,
-            granted_at=now,
-            until=now + timedelta(seconds=seconds),
+        request = DecisionRequest(
+            decider=actor,
             interaction_id=interaction_id,
+            verb=VERB_APPROVED,
+            body=approval_body(interaction_id, True),
+            means=Means.BUTTON,
+            standing=scope,
         )
-        recorded = await self._decisions.record(
-            interaction_id,
-            approval_body(interaction_id, True),
-            SlackDecision(actor=actor, at=now, verb=VERB_APPROVED),
-            stage=stage,
-            commit_by=commit_by,
-            grant=grant,
-        )
-        if not isinstance(recorded, DecisionOutcome):
-            await self._publisher.refresh_soon_by_id(interaction_id)
-        return recorded
+        return await self._path.decide(request, acknowledge)
 
     # ------------------------------------------------------------------ revoking
 
@@ -272,10 +201,10 @@ class AllowanceService:
         return _permits(resolve(policy, rule, self._policy.default_channel), allowance)
 
     async def _use(self, new: Sequence[Interaction], in_force: Sequence[Allowance]) -> set[str]:
-        """Use the allowances on the new approvals they cover, one at a time: each use asks
-        the decider gate about the granter now, and its own transaction checks the
-        allowance is still in force (`Store.use_allowance`)."""
-        used: dict[str, Interaction] = {}
+        """Use the allowances on the new approvals they cover, each as its granter's
+        decision (`DecisionPath.decide_each`: the gate asked of the granter now, the
+        allowance re-checked in the use's own transaction, which writes its audit)."""
+        requests: list[DecisionRequest] = []
         for interaction in new:
             if interaction.kind != "approval_request" or not interaction.is_pending:
                 continue
@@ -291,60 +220,33 @@ class AllowanceService:
                 ),
                 None,
             )
-            if allowance is None or route.standing is None:
+            if allowance is None:
                 continue
-            if not await self._granter_may_decide(interaction, allowance):
-                continue
-            plan = self._plan(interaction, allowance, route.standing.max_seconds)
-            if await self._store.use_allowance(plan, plan.decision.at):
-                used[interaction.id] = interaction
-                ALLOWANCES_USED.labels(allowance.rule).inc()
-        if not used:
-            return set()
-        queued = await self._store.open_decisions(list(used))
-        await asyncio.gather(
-            *(
-                self._decisions.deliver(q, used[q.interaction_id], source="standing")
-                for q in queued.values()
+            requests.append(
+                DecisionRequest(
+                    decider=allowance.granted_by,
+                    interaction_id=interaction.id,
+                    verb=VERB_APPROVED,
+                    body=approval_body(interaction.id, True),
+                    means=Means.ALLOWANCE,
+                    allowance=allowance,
+                    seen=interaction,
+                )
             )
-        )
-        return set(used)
-
-    async def _granter_may_decide(self, interaction: Interaction, allowance: Allowance) -> bool:
-        """The gate a click passes, asked of the granter under the rule as it is now (a
-        reload or a group change since the grant stops the allowance's uses)."""
-        if await self._gate.may_decide(interaction, allowance.granted_by):
-            return True
-        log.info(
-            "allowance %d not used on %s: %s may no longer decide it",
-            allowance.id,
-            interaction.id,
-            allowance.granted_by.user_id,
-        )
-        return False
-
-    def _plan(
-        self, interaction: Interaction, allowance: Allowance, max_seconds: float
-    ) -> PlannedUse:
-        now = self._clock()
-        granter = allowance.granted_by.user_id
-        return PlannedUse(
-            interaction,
-            allowance,
-            approval_body(interaction.id, True),
-            SlackDecision(actor=allowance.granted_by, at=now, verb=VERB_APPROVED),
-            now + timedelta(seconds=DELIVERY_LEASE_SECONDS),
-            max_seconds,
-            (
-                AuditEvent(
-                    "allowance_used",
-                    now,
-                    interaction.id,
-                    granter,
-                    {"allowance": allowance.id, "shown": stood_in(allowance).detail()},
-                ),
-            ),
-        )
+        used: set[str] = set()
+        for request, decided in zip(requests, await self._path.decide_each(requests), strict=True):
+            if decided.written is not None and decided.written.queued is not None:
+                used.add(request.interaction_id)
+                assert request.allowance is not None
+                ALLOWANCES_USED.labels(request.allowance.rule).inc()
+            elif decided.outcome.kind is OutcomeKind.REFUSED:
+                log.info(
+                    "allowance %d not used on %s: %s may no longer decide it",
+                    request.allowance.id if request.allowance else 0,
+                    request.interaction_id,
+                    request.decider.user_id,
+                )
+        return used
 
     async def _report(self) -> None:
         """One thread reply per granting message for the uses not yet reported."""

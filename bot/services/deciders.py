@@ -71,11 +71,14 @@ class DeciderGate:
     def route(self, interaction: Interaction) -> Route:
         return self._policy.route(interaction)
 
-    async def refusal(self, interaction: Interaction, actor: SlackActor) -> Refusal | None:
+    async def refusal(
+        self, interaction: Interaction, actor: SlackActor, *, audit: bool = True
+    ) -> Refusal | None:
         """Why `actor` may not decide `interaction`, or None if they may.
 
-        A refusal is an event: it is logged with the user id and written to the
-        audit trail. (`may_decide` asks the same question quietly, for lists.)
+        A refusal is an event: it is logged with the user id and, unless `audit` is
+        False (a standing approval's granter, asked by the poll), written to the audit
+        trail. (`may_decide` asks the same question quietly, for lists.)
         """
         route = self._policy.route(interaction)
         why = await self._judged(route, actor)
@@ -84,6 +87,8 @@ class DeciderGate:
         log.info(
             "refused %s on %s (rule %s): %s", actor.user_id, interaction.id, route.rule, why[0]
         )
+        if not audit:
+            return why[1]
         await self._store.record(
             "refused",
             self._clock(),

@@ -1,17 +1,14 @@
-"""Turning a decision taken in Slack into exactly one resolve call, and never losing it.
+"""Delivering decisions: each queued decision becomes exactly one resolve call, never lost.
 
-A decision is written to the store's outbox before Slack hears the ack and
-before anything is sent; it stays there until Novo has answered something
-final (200, 409, 404, 400). Nothing slow sits between the click and that
-write: the decider's display name, which the `reason` carries, is looked up
-at delivery time (a slow `users.info` must not widen the window in which a
-crash loses an acknowledged click).
-Outages leave it queued and `deliver_due` retries it with backoff, so a
-click survives a Novo outage and a restart. One open decision per
-interaction (a unique index), and none once one was delivered or the
-interaction stopped waiting (checked again as the decision is queued, after
-the look-ups in Slack), make double clicks, two people at once and the same
-click reaching two replicas produce a single resolve.
+Decisions are written to the store's outbox by `bot.services.deciding` (the one
+path every way of deciding takes), before Slack hears the ack and before anything
+is sent; this service delivers them, and each stays in the outbox until Novo has
+answered something final (200, 409, 404, 400). The decider's display name, which
+the `reason` carries, is looked up here, at delivery time (a slow `users.info`
+must not widen the window in which a crash loses an acknowledged click).
+Outages leave a decision queued and `deliver_due` retries it with backoff, so a
+click survives a Novo outage and a restart; a short lease keeps other replicas
+off a decision while one delivers it.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
-from bot.domain import Allowance, Approval, SlackActor, SlackDecision, SlackMessageRef
+from bot.domain import Approval, SlackActor, SlackDecision, SlackMessageRef
 from bot.messages import Refresh
 from bot.metrics import count_decision
 from bot.novo.client import NovoClient
@@ -39,14 +36,11 @@ from bot.novo.models import (
     Interaction,
     ResolveInteractionBody,
 )
-from bot.novo.rules import MAX_BATCH_ITEMS, check_resolve_body, outcome_of, recorded_outcome
-from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, InFlight, Notice, OutcomeKind
-from bot.services.acking import Acknowledge, Stage, before_ack, window_of
+from bot.novo.rules import MAX_BATCH_ITEMS, outcome_of, recorded_outcome
+from bot.outcomes import BadAnswer, DecisionOutcome, Delivered, Ended, Notice, OutcomeKind
 from bot.services.deciders import DeciderGate
 from bot.services.reasons import slack_reason, standing_reason
-from bot.services.shown import decision_facts
-from bot.store import QueuedDecision, Store, TrackedInteraction
-from bot.store.allowances import Grant
+from bot.store import QueuedDecision, Store
 from bot.store.audit import AuditEvent, interaction_facts
 from bot.store.rows import DecisionState
 from bot.sync.final_metrics import observe_final
@@ -67,22 +61,6 @@ REDELIVERY_ROUNDS = 4  # batches per tick, so one tick never runs long
 NameLookup = Callable[[str, str | None], Awaitable[str]]
 # Mark the thread reply a delivered decision was given in (the ✅).
 ReplyMark = Callable[[SlackMessageRef], Awaitable[None]]
-
-
-UNKNOWN = DecisionOutcome(OutcomeKind.UNKNOWN, Notice.UNKNOWN)
-
-
-def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
-    """Why nothing can be decided on it any more (unknown, gone, ended), or None: what a
-    click is told, and what a form shows instead of opening."""
-    if tracked is None:
-        return UNKNOWN
-    if tracked.gone:
-        return DecisionOutcome(OutcomeKind.GONE, Notice.GONE)
-    if not tracked.snapshot.is_pending:
-        ended = Ended(tracked.snapshot, tracked.decided_in_slack)
-        return DecisionOutcome(OutcomeKind.NOT_WAITING, ended, tracked.snapshot)
-    return None
 
 
 async def _no_lookup(user_id: str, fallback: str | None) -> str:
@@ -112,193 +90,6 @@ class DecisionService:
         self._clock = clock
         self._redelivery_base = redelivery_base
         self._redelivery_max = redelivery_max
-
-    async def decide(
-        self,
-        interaction_id: str,
-        body: ResolveInteractionBody,
-        decision: SlackDecision,
-        acknowledge: Acknowledge | None = None,
-    ) -> DecisionOutcome:
-        """Record a decision durably, acknowledge, then try to deliver it at once.
-
-        The ack goes exactly once: right after the decision is in the outbox, as
-        soon as it is refused, or when recording fails or misses Slack's deadline
-        (then nothing is recorded and the person is told so; see `acking`).
-        """
-        window = window_of(acknowledge)
-        recorded = await before_ack(
-            window,
-            lambda stage: self.record(
-                interaction_id, body, decision, stage=stage, commit_by=window.deadline
-            ),
-        )
-        if isinstance(recorded, DecisionOutcome):
-            return recorded
-        queued, snapshot = recorded
-        return await self.deliver(queued, snapshot)
-
-    async def clicked(
-        self, interaction_id: str, decision: SlackDecision, snapshot: Interaction | None = None
-    ) -> None:
-        """The audit trail's word that a decision was queued, for a decision whose write
-        could not carry it (a quorum's sealing vote)."""
-        if snapshot is None:
-            tracked = await self._store.get(interaction_id)
-            snapshot = tracked.snapshot if tracked is not None else None
-        await self._store.record_many(self.decision_trail(interaction_id, decision, None, snapshot))
-
-    def decision_trail(
-        self,
-        interaction_id: str,
-        decision: SlackDecision,
-        allowance: Allowance | None,
-        snapshot: Interaction | None,
-    ) -> list[AuditEvent]:
-        """The audit events of a decision as it is queued (and of the allowance granted with
-        it): the one place they are made, written in the decision's own transaction. The
-        `clicked` event says who decided what, under which rule, and what they saw when
-        they did (`shown`, from the request Slack signed)."""
-        now = self._clock()
-        rule = self._rule_of(snapshot) if snapshot is not None else None
-        events = [
-            AuditEvent(
-                "clicked",
-                now,
-                interaction_id,
-                decision.actor.user_id,
-                {"verb": decision.verb, **decision_facts(decision, rule)},
-            )
-        ]
-        if allowance is not None:
-            events.append(
-                AuditEvent(
-                    "allowance_granted",
-                    now,
-                    interaction_id,
-                    decision.actor.user_id,
-                    {
-                        "allowance": allowance.id,
-                        "rule": allowance.rule,
-                        "scope": allowance.scope,
-                        "until": allowance.until.isoformat(),
-                    },
-                )
-            )
-        return events
-
-    async def record(
-        self,
-        interaction_id: str,
-        body: ResolveInteractionBody,
-        decision: SlackDecision,
-        *,
-        stage: Stage,
-        commit_by: float | None = None,
-        grant: Grant | None = None,
-    ) -> DecisionOutcome | tuple[QueuedDecision, Interaction]:
-        """Queue the decision in the outbox (the policy allowing); or why it was not queued.
-
-        `commit_by`: the ack's deadline; a write that would end after it is rolled back.
-        `grant`: an allowance granted with the decision, written in its transaction.
-        """
-        tracked = await self._store.get(interaction_id)
-        refused = self.not_decidable(tracked)
-        if refused is not None or tracked is None:
-            return refused or UNKNOWN
-        with stage.slack():
-            why = await self._gate.refusal(tracked.snapshot, decision.actor)
-        if why is not None:
-            return DecisionOutcome(OutcomeKind.REFUSED, why, tracked.snapshot)
-        try:
-            check_resolve_body(tracked.snapshot, body)
-        except ResolveRuleError as exc:
-            return DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(exc.message, by_novo=False))
-        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        queued = await self._store.enqueue_decision(
-            interaction_id,
-            body,
-            decision,
-            lease,
-            commit_by=commit_by,
-            grant=grant,
-            trail=lambda kept, allowance: self.decision_trail(
-                interaction_id, decision, allowance, tracked.snapshot
-            ),
-        )
-        if queued is None:
-            return await self.not_queued(interaction_id, tracked.snapshot)
-        return queued, tracked.snapshot
-
-    @staticmethod
-    def not_decidable(tracked: TrackedInteraction | None) -> DecisionOutcome | None:
-        return not_decidable(tracked)
-
-    async def not_queued(self, interaction_id: str, snapshot: Interaction) -> DecisionOutcome:
-        """Why a decision the checks let through was not queued: someone else's is on its
-        way, or the interaction stopped waiting while the checks ran (then how it ended)."""
-        ended = not_decidable(await self._store.get(interaction_id))
-        if ended is not None:
-            return ended
-        other = await self._store.open_decision(interaction_id)
-        by = other.decision.actor.user_id if other else None
-        return DecisionOutcome(OutcomeKind.IN_FLIGHT, InFlight(by), snapshot)
-
-    async def record_many(
-        self,
-        items: Sequence[tuple[TrackedInteraction, ResolveInteractionBody]],
-        decision: SlackDecision,
-        *,
-        commit_by: float | None = None,
-    ) -> list[DecisionOutcome | tuple[QueuedDecision, Interaction]]:
-        """`record` for interactions already read and already allowed for this person
-        (Approve all checked each), written in one transaction so a hundred are safe well
-        inside Slack's 3 s; an outcome in place of each that could not be queued."""
-        results: list[DecisionOutcome | tuple[QueuedDecision, Interaction] | None] = []
-        to_queue: list[tuple[str, ResolveInteractionBody, SlackDecision]] = []
-        for tracked, body in items:
-            try:
-                check_resolve_body(tracked.snapshot, body)
-            except ResolveRuleError as exc:
-                results.append(
-                    DecisionOutcome(OutcomeKind.REJECTED, BadAnswer(exc.message, by_novo=False))
-                )
-                continue
-            results.append(None)
-            to_queue.append((tracked.id, body, decision))
-        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        kept = iter(await self._store.enqueue_decisions(to_queue, lease, commit_by=commit_by))
-        snapshots = {tracked.id: tracked.snapshot for tracked, _ in items}
-        clicked: list[AuditEvent] = []
-        final: list[DecisionOutcome | tuple[QueuedDecision, Interaction]] = []
-        for result, (tracked, _) in zip(results, items, strict=True):
-            if result is not None:
-                final.append(result)
-                continue
-            queued = next(kept)
-            if queued is None:
-                final.append(
-                    DecisionOutcome(
-                        OutcomeKind.IN_FLIGHT, Notice.OTHER_ON_ITS_WAY, snapshots[tracked.id]
-                    )
-                )
-                continue
-            final.append((queued, snapshots[tracked.id]))
-            clicked.append(
-                AuditEvent(
-                    "clicked",
-                    self._clock(),
-                    tracked.id,
-                    decision.actor.user_id,
-                    {
-                        "verb": decision.verb,
-                        "via": "batch",
-                        **decision_facts(decision, self._rule_of(tracked.snapshot)),
-                    },
-                )
-            )
-        await self._store.record_many(clicked)
-        return final
 
     async def deliver_due(self) -> list[tuple[QueuedDecision, DecisionOutcome]]:
         """Retry queued decisions whose time has come (the scheduler calls this).

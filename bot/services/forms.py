@@ -26,7 +26,7 @@ from bot.domain import SlackActor
 from bot.novo.models import Interaction
 from bot.outcomes import Refusal
 from bot.services.deciders import DeciderGate
-from bot.services.decisions import not_decidable
+from bot.services.deciding import not_decidable
 from bot.slack.gateway import VIEW_REFUSED_ERRORS, SlackGateway
 from bot.slack.render.input_viewer import input_viewer_page_count, render_input_viewer
 from bot.slack.render.modals import ReasonIntent, render_reason_modal

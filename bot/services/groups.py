@@ -4,60 +4,49 @@ A click acts on what the message showed: its value names the version of the
 group message clicked, and the store keeps which items that version offered
 (each with its own card posted). Items that arrived after it are left out and
 the clicker is told to review them first. Of those, only the items the clicker
-may decide are included (the policy's check, item by item), a rule's quorum
-applies per item (a batch approval is one vote on each, cast for every item in
-one transaction, stale votes dropped as for a single approval), and every
-included decision goes through the outbox like a single click: recorded before
-the ack, under the same deadline, then sent together with `resolveBatch` on the
-root run. What came of each item is summed up on the group message
-("3 approved, 1 was already denied elsewhere").
+may decide are included. Each item is a `DecisionRequest` on the one decision
+path (`bot.services.deciding`): the policy's check item by item, a rule's quorum
+per item (a batch approval is one vote on each, stale votes dropped as for a
+single approval), every item written in one transaction before the ack, under
+the same deadline, then sent together with `resolveBatch` on the root run. What
+came of each item is summed up on the group message ("3 approved, 1 was already
+denied elsewhere").
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
+from functools import partial
 
 from bot.clock import Clock
-from bot.domain import Approval, SlackActor, SlackDecision
+from bot.domain import SlackActor
 from bot.messages import Messages
-from bot.novo.models import Interaction, ResolveInteractionBody
-from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind
-from bot.services.acking import Acknowledge, Stage, before_ack, window_of
-from bot.services.approvals import (
-    VERB_APPROVED,
-    VERB_DENIED,
-    Cast,
-    approval_body,
-    stale_votes,
-    vote_events,
-)
-from bot.services.deciders import DeciderGate
-from bot.services.decisions import DELIVERY_LEASE_SECONDS, DecisionService
-from bot.slack.directory import DirectoryUnavailable
+from bot.novo.models import Interaction
+from bot.outcomes import DecisionOutcome, GroupOutcome, ItemFate, Notice, OutcomeKind, Tally
+from bot.services.acking import Acknowledge, AckWindow, Stage, before_ack, window_of
+from bot.services.approvals import VERB_APPROVED, VERB_DENIED, approval_body
+from bot.services.deciders import UNCHECKED, DeciderGate
+from bot.services.deciding import DecisionPath
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
 from bot.slack.render.group import parse_group_ref
 from bot.slack.render.modals import render_deny_all_modal
 from bot.slack.render.outcomes import group_summary
-from bot.store import QueuedDecision, StepGroup, Store, TrackedInteraction, Vote
-from bot.store.audit import AuditEvent
-from bot.store.votes import VoteRequest
+from bot.store import StepGroup, Store, TrackedInteraction
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class _Batch:
-    """What one Approve all / Deny all settled before its ack, to finish after it."""
+class _Chosen:
+    """What the clicked version of a group message offered: the group, the items still
+    open to decide, how the others had ended, and how many arrived after it."""
 
     group: StepGroup
+    members: list[TrackedInteraction] = field(default_factory=list)
     tally: Counter[ItemFate] = field(default_factory=Counter)
-    queued: list[tuple[QueuedDecision, Interaction | None]] = field(default_factory=list)
-    audit: list[AuditEvent] = field(default_factory=list)
-    voted: list[str] = field(default_factory=list)
     arrived_later: int = 0
 
 
@@ -90,14 +79,14 @@ class GroupService:
         self,
         store: Store,
         slack: SlackGateway,
-        decisions: DecisionService,
+        path: DecisionPath,
         gate: DeciderGate,
         publisher: Messages,
         clock: Clock,
     ) -> None:
         self._store = store
         self._slack = slack
-        self._decisions = decisions
+        self._path = path
         self._gate = gate
         self._publisher = publisher
         self._clock = clock
@@ -129,26 +118,48 @@ class GroupService:
         acknowledge: Acknowledge | None = None,
     ) -> GroupOutcome | DecisionOutcome:
         """Decide what the clicked version of the group message offered, of what `actor`
-        may decide; `ref` is the button's value (group id and version)."""
-        decision = SlackDecision(
-            actor=actor,
-            at=self._clock(),
-            verb=VERB_APPROVED if approve else VERB_DENIED,
-            note=(note or "").strip() or None,
-        )
+        may decide; `ref` is the button's value (group id and version). Every item is a
+        request on `DecisionPath`, all written in one transaction under the one ack."""
         window = window_of(acknowledge)
-        prepared = await before_ack(
-            window,
-            lambda stage: self._prepare(ref, decision, approve, stage, window.deadline),
-        )
-        if isinstance(prepared, DecisionOutcome):
-            return prepared
-        return await self._finish(prepared, actor, approve)
+        reading = AckWindow(_not_yet, window.deadline)
+        chosen = await before_ack(reading, partial(self._chosen, ref))
+        if isinstance(chosen, DecisionOutcome):
+            await window()
+            return chosen
+        _, version = parse_group_ref(ref)
+        requests = [
+            DecisionRequest(
+                decider=actor,
+                interaction_id=member.id,
+                verb=VERB_APPROVED if approve else VERB_DENIED,
+                body=approval_body(member.id, approve),
+                means=Means.APPROVE_ALL,
+                note=(note or "").strip() or None,
+                version=version,
+            )
+            for member in chosen.members
+        ]
+        decided = await self._path.decide_together(requests, window)
+        tally = chosen.tally
+        for request, item in zip(requests, decided, strict=True):
+            tally[self._word(item.outcome, approve)] += 1
+            verb = "approve all" if approve else "deny all"
+            log.info(
+                "%s on %s by %s: %s",
+                verb,
+                request.interaction_id,
+                actor.user_id,
+                item.outcome.kind.value,
+            )
+        result = GroupOutcome(actor.user_id, approve, tally, chosen.arrived_later)
+        # the group's message is re-rendered from the store: its summary line is kept worded
+        group = chosen.group
+        await self._store.set_group_outcome(group.id, group_summary(result), self._clock())
+        await self._publisher.refresh_group_soon(group.id)
+        return result
 
-    async def _prepare(
-        self, ref: str, decision: SlackDecision, approve: bool, stage: Stage, commit_by: float
-    ) -> DecisionOutcome | _Batch:
-        """Everything before the ack: what to decide, checked, voted and queued."""
+    async def _chosen(self, ref: str, stage: Stage) -> DecisionOutcome | _Chosen:
+        """The items the clicked version offered (before the ack, under its deadline)."""
         group_id, version = parse_group_ref(ref)
         group = await self._store.group(group_id)
         if group is None:
@@ -159,136 +170,14 @@ class GroupService:
             return DecisionOutcome(OutcomeKind.REJECTED, Notice.GROUP_CHANGED)
         shown = set(listed)
         members = await self._store.group_members(group_id)
-        batch = _Batch(group)
-        batch.arrived_later = sum(1 for m in members if m.is_open and m.id not in shown)
-        chosen = [m for m in members if m.id in shown]
-        actor = decision.actor
-        with stage.slack():
-            allowed = await asyncio.gather(
-                *(self._gate.may_decide(m.snapshot, actor) for m in chosen if m.is_open)
-            )
-        verdicts = iter(allowed)
-        direct: list[tuple[TrackedInteraction, ResolveInteractionBody]] = []
-        voting: list[TrackedInteraction] = []
-        for member in chosen:
-            if not member.is_open:
-                batch.tally[_already(member.snapshot, member.decided_in_slack is not None)] += 1
-            elif not next(verdicts):
-                self._left_out(batch, member, actor)
-            elif approve and self._gate.route(member.snapshot).quorum > 1:
-                voting.append(member)
+        chosen = _Chosen(group)
+        chosen.arrived_later = sum(1 for m in members if m.is_open and m.id not in shown)
+        for member in (m for m in members if m.id in shown):
+            if member.is_open:
+                chosen.members.append(member)
             else:
-                direct.append((member, approval_body(member.id, approve)))
-        for recorded in await self._decisions.record_many(direct, decision, commit_by=commit_by):
-            if isinstance(recorded, DecisionOutcome):
-                batch.tally[self._word(recorded, approve)] += 1
-            else:
-                batch.queued.append(recorded)
-        if voting:
-            try:
-                await self._vote(batch, voting, decision, stage, commit_by)
-            except DirectoryUnavailable as exc:
-                log.warning("could not re-check votes for approve all on %s: %s", group_id, exc)
-                batch.tally[ItemFate.UNCHECKED] += len(voting)
-        return batch
-
-    def _left_out(self, batch: _Batch, member: TrackedInteraction, actor: SlackActor) -> None:
-        batch.tally[ItemFate.NOT_YOURS] += 1
-        batch.audit.append(
-            AuditEvent(
-                "refused",
-                self._clock(),
-                member.id,
-                actor.user_id,
-                {"rule": self._gate.route(member.snapshot).rule, "why": "not theirs to decide"},
-            )
-        )
-
-    async def _vote(
-        self,
-        batch: _Batch,
-        members: list[TrackedInteraction],
-        decision: SlackDecision,
-        stage: Stage,
-        commit_by: float,
-    ) -> None:
-        """One vote on each item, all cast in one transaction; an item whose quorum this
-        meets has its other voters re-checked first, as a single approval would."""
-        actor = decision.actor
-        standing = await self._store.votes_of([m.id for m in members])
-        requests: list[VoteRequest] = []
-        for member in members:
-            quorum = self._gate.route(member.snapshot).quorum
-            others = [v for v in standing[member.id] if v.user_id != actor.user_id]
-            dropped: dict[str, str] = {}
-            if len(others) + 1 >= quorum:
-                with stage.slack():
-                    dropped = await self._stale(member, others)
-            requests.append(
-                VoteRequest(
-                    member.id,
-                    Approval(actor, decision.note),
-                    quorum,
-                    approval_body(member.id, True),
-                    decision,
-                    dropped,
-                )
-            )
-        lease = self._clock() + timedelta(seconds=DELIVERY_LEASE_SECONDS)
-        ballots = await self._store.cast_votes(requests, self._clock(), lease, commit_by=commit_by)
-        for member, request, ballot in zip(members, requests, ballots, strict=True):
-            cast = Cast(ballot, request.quorum, dict(request.drop))
-            batch.audit.extend(vote_events(member.id, actor, cast, self._clock, "approve all"))
-            if ballot.queued is not None:
-                batch.queued.append((ballot.queued, member.snapshot))
-            elif ballot.closed:
-                batch.tally[ItemFate.TAKEN] += 1
-            else:
-                counted = ballot.counted
-                batch.tally[ItemFate.COUNTED if counted else ItemFate.HAD_YOUR_VOTE] += 1
-                if counted:
-                    batch.voted.append(member.id)
-
-    async def _stale(self, member: TrackedInteraction, others: list[Vote]) -> dict[str, str]:
-        verdicts = await asyncio.gather(
-            *(self._gate.no_longer_counts(member.snapshot, v.approval.actor) for v in others)
-        )
-        return stale_votes(others, list(verdicts))
-
-    async def _finish(self, batch: _Batch, actor: SlackActor, approve: bool) -> GroupOutcome:
-        """After the ack: audit, refresh what was voted on, deliver, sum it up."""
-        await self._store.record_many(batch.audit)
-        await self._store.record_many(
-            [
-                AuditEvent(
-                    "clicked",
-                    self._clock(),
-                    q.interaction_id,
-                    actor.user_id,
-                    {"verb": q.decision.verb, "via": "batch"},
-                )
-                for q, _ in batch.queued
-            ]
-        )
-        for interaction_id in batch.voted:
-            await self._publisher.refresh_soon_by_id(interaction_id)
-        group = batch.group
-        tally = batch.tally
-        outcomes = await self._decisions.deliver_batch(group.root_run_id, batch.queued)
-        for (item, _), outcome in zip(batch.queued, outcomes, strict=True):
-            tally[self._word(outcome, approve)] += 1
-            log.info(
-                "%s on %s by %s: %s",
-                "approve all" if approve else "deny all",
-                item.interaction_id,
-                actor.user_id,
-                outcome.kind.value,
-            )
-        result = GroupOutcome(actor.user_id, approve, tally, batch.arrived_later)
-        # the group's message is re-rendered from the store: its summary line is kept worded
-        await self._store.set_group_outcome(group.id, group_summary(result), self._clock())
-        await self._publisher.refresh_group_soon(group.id)
-        return result
+                chosen.tally[_already(member.snapshot, member.decided_in_slack is not None)] += 1
+        return chosen
 
     @staticmethod
     def _word(outcome: DecisionOutcome, approve: bool) -> ItemFate:
@@ -296,4 +185,12 @@ class GroupService:
             return ItemFate.APPROVED if approve else ItemFate.DENIED
         if outcome.kind in (OutcomeKind.CONFLICT, OutcomeKind.NOT_WAITING) and outcome.interaction:
             return _already(outcome.interaction, in_slack=False)
+        if isinstance(outcome.fact, Tally):
+            return ItemFate.COUNTED if outcome.fact.counted else ItemFate.HAD_YOUR_VOTE
+        if outcome.fact is UNCHECKED:
+            return ItemFate.UNCHECKED
         return FATES.get(outcome.kind, ItemFate.FAILED)
+
+
+async def _not_yet() -> None:
+    """Reading the group acks nothing: the path acks once the decisions are written."""

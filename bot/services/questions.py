@@ -19,11 +19,12 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.domain import SlackActor, SlackDecision
+from bot.domain import SlackActor
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outcomes import DecisionOutcome, Notice, OutcomeKind
-from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow
-from bot.services.decisions import DecisionService, not_decidable
+from bot.services.acking import ACK_BUDGET_SECONDS, Acknowledge, AckWindow, window_of
+from bot.services.deciding import DecisionPath, not_decidable
+from bot.services.decision_request import DecisionRequest, Means
 from bot.slack.gateway import SlackGateway
 from bot.slack.question_answers import (
     ParsedSubmission,
@@ -70,12 +71,10 @@ class SubmissionCheck:
 
 
 class QuestionService:
-    def __init__(
-        self, store: Store, slack: SlackGateway, decisions: DecisionService, clock: Clock
-    ) -> None:
+    def __init__(self, store: Store, slack: SlackGateway, path: DecisionPath, clock: Clock) -> None:
         self._store = store
         self._slack = slack
-        self._decisions = decisions
+        self._path = path
         self._clock = clock
 
     async def check_submission(
@@ -141,9 +140,10 @@ class QuestionService:
         actor: SlackActor,
         acknowledge: Acknowledge | None = None,
     ) -> DecisionOutcome:
+        """A form's answers, as the path decides them."""
         body = ResolveInteractionBody(input_responses=responses)
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_ANSWERED)
-        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        request = DecisionRequest(actor, interaction_id, VERB_ANSWERED, body, Means.FORM)
+        return await self._path.decide(request, acknowledge)
 
     async def submit(
         self,
@@ -176,11 +176,8 @@ class QuestionService:
         loop = asyncio.get_running_loop()
         budget = max(0.0, RESULT_BUDGET_SECONDS - (loop.time() - started))
         done, _ = await asyncio.wait({decision}, timeout=budget)
-        if decision in done:
-            outcome = decision.result()
-            await acknowledge(await self._result_view(interaction_id, outcome))
-            return outcome
-        await recorded.wait()
+        if decision not in done:
+            await recorded.wait()
         if decision.done():
             outcome = decision.result()
             await acknowledge(await self._result_view(interaction_id, outcome))
@@ -210,43 +207,45 @@ class QuestionService:
     async def choose_action(
         self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> tuple[str, DecisionOutcome]:
-        interaction_id, response = await self._parse_button(value, parse_action_choice)
-        if response is None:
-            if acknowledge is not None:
-                await acknowledge()
-            return interaction_id, CHOICE_GONE
-        tracked = await self._store.get(interaction_id)
-        request = tracked.snapshot.request if tracked else None
-        action = request.action(response.request_id) if request else None
-        label = truncate(action.label if action else response.request_id, ACTION_LABEL_CHARS)
-        verb = f"Chose “{label}”"
-        body = ResolveInteractionBody(input_responses=[response])
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=verb)
-        outcome = await self._decisions.decide(interaction_id, body, decision, acknowledge)
-        return interaction_id, outcome
+        """An action button: decide with the action its value names."""
+        return await self._choose(value, actor, acknowledge, parse_action_choice)
 
     async def choose_quick_option(
         self, value: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> tuple[str, DecisionOutcome]:
-        interaction_id, response = await self._parse_button(value, parse_quick_option)
-        if response is None:
-            if acknowledge is not None:
-                await acknowledge()
-            return interaction_id, CHOICE_GONE
-        return interaction_id, await self.answer(interaction_id, [response], actor, acknowledge)
+        """An option's button in the message: answer with the option its value names."""
+        return await self._choose(value, actor, acknowledge, parse_quick_option)
 
     async def dismiss(
         self, interaction_id: str, actor: SlackActor, acknowledge: Acknowledge | None = None
     ) -> DecisionOutcome:
         body = ResolveInteractionBody(cancel=True)
-        decision = SlackDecision(actor=actor, at=self._clock(), verb=VERB_DISMISSED)
-        return await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        request = DecisionRequest(actor, interaction_id, VERB_DISMISSED, body, Means.BUTTON)
+        return await self._path.decide(request, acknowledge)
 
-    async def _parse_button(
-        self, value: str, parse: Callable[[Interaction, str], InputResponse | None]
-    ) -> tuple[str, InputResponse | None]:
+    async def _choose(
+        self,
+        value: str,
+        actor: SlackActor,
+        acknowledge: Acknowledge | None,
+        parse: Callable[[Interaction, str], InputResponse | None],
+    ) -> tuple[str, DecisionOutcome]:
         interaction_id = interaction_id_of_value(value)
         tracked = await self._store.get(interaction_id)
-        if tracked is None:
-            return interaction_id, None
-        return interaction_id, parse(tracked.snapshot, value)
+        response = parse(tracked.snapshot, value) if tracked is not None else None
+        if tracked is None or response is None:
+            await window_of(acknowledge)()
+            return interaction_id, CHOICE_GONE
+        body = ResolveInteractionBody(input_responses=[response])
+        verb = answer_verb(tracked.snapshot, response)
+        request = DecisionRequest(actor, interaction_id, verb, body, Means.BUTTON)
+        return interaction_id, await self._path.decide(request, acknowledge)
+
+
+def answer_verb(interaction: Interaction | None, response: InputResponse) -> str:
+    """How the message words an answer: `Answered`, or `Chose “…”` for an action."""
+    request = interaction.request if interaction is not None else None
+    action = request.action(response.request_id) if request is not None else None
+    if action is None:
+        return VERB_ANSWERED
+    return f"Chose “{truncate(action.label or action.id, ACTION_LABEL_CHARS)}”"

@@ -37,19 +37,21 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.domain import SlackActor, SlackDecision, SlackMessageRef
+from bot.domain import SlackActor, SlackMessageRef
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.outages import level
 from bot.outcomes import DecisionOutcome, OutcomeKind
 from bot.services.acking import Acknowledge, window_of
 from bot.services.deciders import DeciderGate
-from bot.services.decisions import DecisionService, ReplyMark
-from bot.services.questions import ACTION_LABEL_CHARS, CHOICE_GONE, VERB_ANSWERED
+from bot.services.deciding import DecisionPath, not_decidable
+from bot.services.decision_request import DecisionRequest, Means
+from bot.services.decisions import ReplyMark
+from bot.services.questions import CHOICE_GONE, answer_verb
 from bot.services.shown import Shown, note_offer
 from bot.slack.gateway import SlackGateway
-from bot.slack.render.common import clean_text, defuse_mrkdwn, truncate
+from bot.slack.render.common import clean_text, defuse_mrkdwn
 from bot.slack.render.outcomes import fact_text, outcome_text
-from bot.slack.render.thread_reply import REACTION, THREAD_VIA, reply_help, send_offer
+from bot.slack.render.thread_reply import REACTION, reply_help, send_offer
 from bot.slack.thread_answers import parse_reply, reply_targets
 from bot.store import Store
 
@@ -143,15 +145,6 @@ class ReplyOffer:
         return cls(*parts[1:])
 
 
-def answer_verb(interaction: Interaction | None, response: InputResponse) -> str:
-    """How the message words a reply's answer: `Answered`, or `Chose “…”` for an action."""
-    request = interaction.request if interaction is not None else None
-    action = request.action(response.request_id) if request is not None else None
-    if action is None:
-        return VERB_ANSWERED
-    return f"Chose “{truncate(action.label or action.id, ACTION_LABEL_CHARS)}”"
-
-
 def offer_words(interaction: Interaction, response: InputResponse) -> tuple[str, str]:
     """(what would be sent, what it answers), as the offer names them."""
     request = interaction.request
@@ -174,13 +167,13 @@ class ThreadReplyService:
         self,
         store: Store,
         slack: SlackGateway,
-        decisions: DecisionService,
+        path: DecisionPath,
         gate: DeciderGate,
         clock: Clock,
     ) -> None:
         self._store = store
         self._slack = slack
-        self._decisions = decisions
+        self._path = path
         self._gate = gate
         self._clock = clock
 
@@ -195,7 +188,7 @@ class ThreadReplyService:
         if reply.event_id and not await self._store.first_receipt(reply.event_id, self._clock()):
             log.info("a repeated delivery of event %s was ignored", reply.event_id)
             return ReplyResult.REPEATED
-        ended = self._decisions.not_decidable(tracked)
+        ended = not_decidable(tracked)
         if ended is not None:
             await self._tell(reply, outcome_text(ended))
             return ReplyResult.TOLD
@@ -236,15 +229,15 @@ class ThreadReplyService:
             # what the person saw and clicked: the offer naming their reply, under it
             offered, _ = send_offer(*offer_words(tracked.snapshot, response), value)
             note_offer(Shown("thread reply", offered, offer.channel, offer.ts))
-        decision = SlackDecision(
-            actor=actor,
-            at=self._clock(),
+        request = DecisionRequest(
+            decider=actor,
+            interaction_id=interaction_id,
             verb=answer_verb(tracked.snapshot if tracked else None, response),
-            via=THREAD_VIA,
+            body=ResolveInteractionBody(input_responses=[response]),
+            means=Means.THREAD_REPLY,
             reply=SlackMessageRef(offer.channel, offer.ts),
         )
-        body = ResolveInteractionBody(input_responses=[response])
-        outcome = await self._decisions.decide(interaction_id, body, decision, acknowledge)
+        outcome = await self._path.decide(request, acknowledge)
         if outcome.kind in (OutcomeKind.DELIVERED, OutcomeKind.QUEUED):
             await self._store.drop_draft(value)
         return interaction_id, outcome

@@ -211,6 +211,15 @@ class SlackGateway:
             if exc.response.get("error") != "already_reacted":
                 raise
 
+    async def remove_reaction(self, channel: str, ts: str, name: str) -> None:
+        """Take the bot's reaction off a message (a ✅ whose reply no longer says what was
+        sent); one already gone is no error."""
+        try:
+            await self.client.reactions_remove(channel=channel, timestamp=ts, name=name)
+        except SlackApiError as exc:
+            if exc.response.get("error") not in ("no_reaction", "message_not_found"):
+                raise
+
     async def respond(
         self,
         response_url: str,

@@ -1,7 +1,7 @@
 """Standing approvals ("allowances") and each use of one: the store decides what happens once.
 
 An allowance is written in the transaction that queues the approval it is granted
-with (`DecisionQueries.enqueue_decision`), and takes effect only once that approval
+with (`Store.write_decisions`), and takes effect only once that approval
 is delivered: an approval Novo refuses ends it as `refused` (`end_refused_grants`,
 in the transaction that closes the decision).
 
@@ -44,7 +44,7 @@ from bot.store.audit import AuditEvent, write_events
 from bot.store.base import StoreBase
 from bot.store.interactions import track_new
 from bot.store.records import dump_record, wire_record
-from bot.store.rows import allowance_of
+from bot.store.rows import QueuedDecision, allowance_of, queued
 from bot.store.schema import allowance_uses, allowances, decisions
 
 _open = allowances.c.ended.is_(None)
@@ -189,8 +189,15 @@ class AllowanceQueries(StoreBase):
         """Check the allowance is in force now, then track the interaction, record the use,
         queue its approval and audit it, in one transaction; False when it was not used
         (the allowance ended, or the interaction is tracked already, by a poll or another
-        replica)."""
-        return await self._transaction(partial(_use_one, plan=plan, now=now))
+        replica). (The bridge uses allowances through `Store.write_decisions`.)"""
+
+        async def work(connection: AsyncConnection) -> bool:
+            used = await use_one(connection, plan, now)
+            if used is not None:
+                await write_events(connection, plan.events)
+            return used is not None
+
+        return await self._transaction(work)
 
     async def use_allowances(self, planned: Sequence[PlannedUse], now: datetime) -> list[str]:
         """`use_allowance` of each, in order; the ids used now."""
@@ -246,15 +253,19 @@ async def _took_effect(connection: AsyncConnection, allowance: Allowance) -> boo
     return (await connection.execute(delivered)).first() is not None
 
 
-async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: datetime) -> bool:
+async def use_one(
+    connection: AsyncConnection, plan: PlannedUse, now: datetime
+) -> QueuedDecision | None:
+    """Inside the caller's transaction: the use's checks and rows, and the approval it
+    queued; None when the allowance may not be used on it now (see the module)."""
     interaction = plan.interaction
     allowance = await _lock_allowance(connection, plan.allowance.id)
     if allowance is None or not in_force_at(allowance, now, plan.max_seconds):
-        return False
+        return None
     if not await _took_effect(connection, allowance):
-        return False
+        return None
     if not await track_new(connection, interaction, now):
-        return False
+        return None
     await connection.execute(
         allowance_uses.insert().values(
             interaction_id=interaction.id,
@@ -266,8 +277,9 @@ async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: dateti
         )
     )
     decision = plan.decision
-    await connection.execute(
-        decisions.insert().values(
+    inserted = await connection.execute(
+        decisions.insert()
+        .values(
             interaction_id=interaction.id,
             body=dump_record(wire_record(plan.body)),
             actor_id=decision.actor.user_id,
@@ -283,6 +295,6 @@ async def _use_one(connection: AsyncConnection, *, plan: PlannedUse, now: dateti
             created_at=decision.at,
             updated_at=decision.at,
         )
+        .returning(*decisions.c)
     )
-    await write_events(connection, plan.events)
-    return True
+    return queued(inserted.mappings().one())

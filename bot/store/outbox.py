@@ -16,7 +16,7 @@ as it reads when claimed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,10 +24,9 @@ from sqlalchemy import ColumnElement, exists, func, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import ReturningInsert
 
-from bot.domain import Allowance, Approval, SlackDecision
+from bot.domain import Approval, SlackDecision
 from bot.novo.models import ResolveInteractionBody
-from bot.store.allowances import Grant, end_refused_grants, insert_grant
-from bot.store.audit import AuditEvent, write_events
+from bot.store.allowances import end_refused_grants
 from bot.store.base import ID_CHUNK, StoreBase
 from bot.store.records import dump_record, wire_record
 from bot.store.rows import DecisionState, QueuedDecision, approvals_record, queued
@@ -37,9 +36,6 @@ _queued = decisions.c.state == "queued"
 _earlier = decisions.alias("earlier")
 # Far beyond any backoff (60 s at most) plus a delivery lease (8 s) a decision is given.
 PLAN_HORIZON = timedelta(minutes=10)
-
-Trail = Callable[[QueuedDecision, Allowance | None], Sequence[AuditEvent]]
-"""The audit events of a decision as written (and the allowance it granted)."""
 
 
 def _due(now: datetime) -> ColumnElement[bool]:
@@ -51,42 +47,6 @@ def _due(now: datetime) -> ColumnElement[bool]:
 
 
 class DecisionQueries(StoreBase):
-    async def enqueue_decision(
-        self,
-        interaction_id: str,
-        body: ResolveInteractionBody,
-        decision: SlackDecision,
-        lease_until: datetime,
-        *,
-        commit_by: float | None = None,
-        grant: Grant | None = None,
-        trail: Trail | None = None,
-    ) -> QueuedDecision | None:
-        """Keep a decision durably before it is sent; None when the interaction no longer
-        waits for one (see `_queue`), or is not tracked at all.
-
-        `lease_until` keeps the redelivery job off it while the first attempt
-        is under way; after a crash the job picks it up once the lease ends.
-        `commit_by`: Slack's ack deadline (see `StoreBase._transaction`).
-        `grant`: the allowance the decision grants, and `trail`: the audit events of what
-        was written; both in the same transaction as the decision, so a decision is never
-        kept without them nor they without it.
-        """
-        insert = self._queue(interaction_id, body, decision, lease_until)
-
-        async def work(connection: AsyncConnection) -> QueuedDecision | None:
-            await self._lock_interactions(connection, [interaction_id])
-            row = (await connection.execute(insert)).mappings().first()
-            if row is None:
-                return None
-            kept = queued(row)
-            allowance = await insert_grant(connection, grant) if grant is not None else None
-            if trail is not None:
-                await write_events(connection, trail(kept, allowance))
-            return kept
-
-        return await self._transaction(work, commit_by=commit_by)
-
     def _queue(
         self,
         interaction_id: str,
@@ -151,31 +111,20 @@ class DecisionQueries(StoreBase):
                 .with_for_update()
             )
 
-    async def enqueue_decisions(
-        self,
-        items: Sequence[tuple[str, ResolveInteractionBody, SlackDecision]],
-        lease_until: datetime,
-        *,
-        commit_by: float | None = None,
-    ) -> list[QueuedDecision | None]:
-        """`enqueue_decision` for many tracked interactions in one transaction (Approve
-        all: a hundred decisions must be safe before Slack's 3 s are up); None for
-        each that already has an open decision."""
-
-        async def work(connection: AsyncConnection) -> list[QueuedDecision | None]:
-            await self._lock_interactions(connection, [item[0] for item in items])
-            kept: list[QueuedDecision | None] = []
-            for interaction_id, body, decision in items:
-                statement = self._queue(interaction_id, body, decision, lease_until)
-                row = (await connection.execute(statement)).mappings().first()
-                kept.append(queued(row) if row is not None else None)
-            return kept
-
-        return await self._transaction(work, commit_by=commit_by)
-
     async def open_decision(self, interaction_id: str) -> QueuedDecision | None:
         row = await self._first(
             select(decisions).where(decisions.c.interaction_id == interaction_id, _queued)
+        )
+        return queued(row) if row is not None else None
+
+    async def decision_given_in(self, channel: str, ts: str) -> QueuedDecision | None:
+        """The decision a thread reply gave (its *Send*), whatever became of it since; None
+        for a reply that gave none."""
+        row = await self._first(
+            select(decisions)
+            .where(decisions.c.reply_channel == channel, decisions.c.reply_ts == ts)
+            .order_by(decisions.c.id.desc())
+            .limit(1)
         )
         return queued(row) if row is not None else None
 

@@ -34,12 +34,14 @@ from bot.store.snoozes import SnoozeQueries
 from bot.store.steps import StepQueries
 from bot.store.target import parse_target
 from bot.store.votes import VoteQueries
+from bot.store.writes import DecisionWrites
 
 
 class Store(
     InteractionQueries,
     MessageQueries,
     FactQueries,
+    DecisionWrites,  # every way of deciding writes through it
     VoteQueries,  # before DecisionQueries: a vote that meets a quorum queues its decision
     DecisionQueries,
     CoordinationQueries,

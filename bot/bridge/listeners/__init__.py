@@ -1,8 +1,14 @@
-"""Bolt listeners: parse the payload, call a service, ack. Nothing else lives here."""
+"""Bolt listeners: take the parsed payload, call a service, tell. Nothing else lives here.
+
+An interactive payload is parsed once, by a middleware (`bot.bridge.app`), into a
+`Click` (who, where, the way back to them); Bolt hands it to every listener as the
+`click` keyword argument, as it hands `context`.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
@@ -10,8 +16,11 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from bot.bridge.wiring import Services
 from bot.domain import SlackActor
 from bot.services.acking import ACK_BUDGET_SECONDS, AckWindow
+from bot.slack.click_reply import ClickReply, reply_of
 
 SERVICES_KEY = "novo_services"
+CLICK_KEY = "click"
+"""The parsed payload's key in Bolt's context, and so the listeners' argument name."""
 ARRIVED_KEY = "novo_arrived"
 """When the request reached the app, on the event loop's clock (set by the first middleware)."""
 
@@ -20,6 +29,33 @@ def services_of(context: AsyncBoltContext) -> Services:
     services = context[SERVICES_KEY]
     assert isinstance(services, Services)
     return services
+
+
+@dataclass(frozen=True)
+class Click:
+    """An interactive request as listeners need it: who clicked or submitted, in which
+    channel (None in a modal or the Home tab), how to answer them, the trigger."""
+
+    actor: SlackActor
+    channel: str | None
+    reply: ClickReply | None
+    trigger_id: str | None
+
+
+def click_of(services: Services, body: dict[str, Any]) -> Click | None:
+    """The `Click` of an interactive payload; None for events and commands."""
+    if not isinstance(body.get("user"), dict):
+        return None
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get(
+        "channel_id"
+    )
+    trigger = body.get("trigger_id")
+    return Click(
+        actor_of(services, body),
+        str(channel) if channel else None,
+        reply_of(body),
+        str(trigger) if trigger else None,
+    )
 
 
 def actor_of(services: Services, body: dict[str, Any]) -> SlackActor:

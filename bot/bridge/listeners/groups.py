@@ -6,10 +6,9 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
-from bot.bridge.listeners import acknowledging, actor_of, services_of
-from bot.bridge.listeners.approvals import channel_of, reason_of
+from bot.bridge.listeners import Click, acknowledging, services_of
+from bot.bridge.listeners.approvals import reason_of
 from bot.outcomes import DecisionOutcome, GroupOutcome
-from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId
 from bot.slack.render.outcomes import fact_text, group_reply_text
 
@@ -23,45 +22,43 @@ def must_look(result: GroupOutcome | DecisionOutcome) -> bool:
 def register(app: AsyncApp) -> None:
     @app.action(ActionId.APPROVE_ALL)
     async def approve_all(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         services = services_of(context)
-        actor = actor_of(services, body)
         result = await services.groups.decide_all(
-            str(action["value"]), actor, approve=True, acknowledge=acknowledging(ack, context)
+            str(action["value"]), click.actor, approve=True, acknowledge=acknowledging(ack, context)
         )
         if must_look(result):
             await services.presenter.say(
-                actor.user_id, group_reply_text(result), channel_of(body), reply_of(body)
+                click.actor.user_id, group_reply_text(result), click.channel, click.reply
             )
 
     @app.action(ActionId.DENY_ALL)
     async def deny_all(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
         services = services_of(context)
-        actor = actor_of(services, body)
+        assert click.trigger_id is not None
         refused = await services.groups.open_deny_all(
-            body["trigger_id"], str(action["value"]), actor
+            click.trigger_id, str(action["value"]), click.actor
         )
         if refused:
             await services.presenter.say(
-                actor.user_id, fact_text(refused), channel_of(body), reply_of(body)
+                click.actor.user_id, fact_text(refused), click.channel, click.reply
             )
 
     @app.view(CallbackId.DENY_ALL_MODAL)
     async def submit_deny_all(
-        ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         services = services_of(context)
-        actor = actor_of(services, body)
         result = await services.groups.decide_all(
             str(view["private_metadata"]),
-            actor,
+            click.actor,
             approve=False,
             note=reason_of(view),
             acknowledge=acknowledging(ack, context),
         )
         if must_look(result):
-            await services.presenter.say(actor.user_id, group_reply_text(result), None)
+            await services.presenter.say(click.actor.user_id, group_reply_text(result), None)

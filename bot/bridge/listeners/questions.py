@@ -7,88 +7,89 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
-from bot.bridge.listeners import acknowledging, actor_of, arrived, services_of
-from bot.bridge.listeners.approvals import channel_of, decide_by_value
+from bot.bridge.listeners import Click, acknowledging, arrived, services_of
+from bot.bridge.listeners.approvals import decide_by_value, tell
 from bot.bridge.listeners.snoozes import remind
 from bot.services.acking import ACK_BUDGET_SECONDS
-from bot.slack.click_reply import reply_of
 from bot.slack.ids import ActionId, CallbackId, OverflowValue
 from bot.slack.render.question import interaction_id_from_block_id
 from bot.slack.render.question_encoding import action_id_pattern
 
 
 async def _dismiss(
-    ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, interaction_id: str
+    ack: AsyncAck, click: Click, context: AsyncBoltContext, interaction_id: str
 ) -> None:
     """Dismiss, from the button or from the menu of messages posted before it."""
     services = services_of(context)
-    actor = actor_of(services, body)
-    outcome = await services.questions.dismiss(interaction_id, actor, acknowledging(ack, context))
-    await services.presenter.tell(
-        actor.user_id, interaction_id, outcome, channel_of(body), reply_of(body)
-    )
+    acknowledge = acknowledging(ack, context)
+    outcome = await services.questions.dismiss(interaction_id, click.actor, acknowledge)
+    await tell(services, click, interaction_id, outcome)
 
 
 def register(app: AsyncApp) -> None:
     @app.action(ActionId.ANSWER)
     async def open_form(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
         services = services_of(context)
-        actor = actor_of(services, body)
-        refused = await services.forms.open_answer_modal(body["trigger_id"], action["value"], actor)
+        assert click.trigger_id is not None
+        refused = await services.forms.open_answer_modal(
+            click.trigger_id, action["value"], click.actor
+        )
         if refused:
             await services.presenter.refuse(
-                actor.user_id, action["value"], refused, channel_of(body), reply_of(body)
+                click.actor.user_id, action["value"], refused, click.channel, click.reply
             )
 
     @app.action(action_id_pattern(ActionId.QUESTION_ACTION))
     async def choose_action(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await decide_by_value(ack, body, action, context, lambda s: s.questions.choose_action)
+        await decide_by_value(ack, click, action, context, lambda s: s.questions.choose_action)
 
     @app.action(action_id_pattern(ActionId.QUICK_OPTION))
     async def choose_option(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        await decide_by_value(ack, body, action, context, lambda s: s.questions.choose_quick_option)
+        await decide_by_value(
+            ack, click, action, context, lambda s: s.questions.choose_quick_option
+        )
 
     @app.action(ActionId.QUESTION_DISMISS)
     async def dismiss(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         interaction_id = str(action.get("value") or "")
         if not interaction_id:
             await ack()
             return
-        await _dismiss(ack, body, context, interaction_id)
+        await _dismiss(ack, click, context, interaction_id)
 
     @app.action(ActionId.QUESTION_OVERFLOW)  # Dismiss in messages posted before the button
     async def overflow(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         chosen = (action.get("selected_option") or {}).get("value")
         interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
         if chosen != OverflowValue.DISMISS or not interaction_id:
             await ack()
             return
-        await _dismiss(ack, body, context, interaction_id)
+        await _dismiss(ack, click, context, interaction_id)
 
     @app.action(ActionId.QUESTION_REMIND)
     async def remind_me(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
         chosen = (action.get("selected_option") or {}).get("value")
         interaction_id = interaction_id_from_block_id(action.get("block_id", ""))
         if interaction_id and services_of(context).snoozes.is_choice(chosen):
-            await remind(services_of(context), body, interaction_id, str(chosen), channel_of(body))
+            await remind(services_of(context), click, interaction_id, str(chosen))
 
     @app.view(CallbackId.QUESTION_MODAL)
     async def submit(
-        ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         started = arrived(context)  # Slack's 3 s count from the click, not from a lookup
         services = services_of(context)
@@ -104,15 +105,19 @@ def register(app: AsyncApp) -> None:
         if check.responses is None:
             await ack(response_action="update", view=check.view)
             return
-        actor = actor_of(services, body)
 
         async def acknowledge(result: dict[str, Any]) -> None:
             await ack(response_action="update", view=result)
 
         outcome = await services.questions.submit(
-            view["id"], check.interaction_id, check.responses, actor, acknowledge, started=started
+            view["id"],
+            check.interaction_id,
+            check.responses,
+            click.actor,
+            acknowledge,
+            started=started,
         )
-        await services.presenter.tell(actor.user_id, check.interaction_id, outcome)
+        await services.presenter.tell(click.actor.user_id, check.interaction_id, outcome)
 
     @app.view_closed(CallbackId.QUESTION_MODAL)
     async def closed(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -120,13 +125,14 @@ def register(app: AsyncApp) -> None:
         await services_of(context).questions.form_closed(str(view.get("id", "")))
 
     @app.options(action_id_pattern(ActionId.ANSWER_INPUT))
-    async def type_ahead(ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
-        services = services_of(context)
-        options = await services.type_ahead.options(
+    async def type_ahead(
+        ack: AsyncAck, body: dict[str, Any], click: Click, context: AsyncBoltContext
+    ) -> None:
+        options = await services_of(context).type_ahead.options(
             body["view"]["private_metadata"],
             body["action_id"],
             body["block_id"],
             str(body.get("value", "")),
-            actor_of(services, body),
+            click.actor,
         )
         await ack(options=options)

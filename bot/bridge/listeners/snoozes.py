@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.bridge.listeners import actor_of
+from bot.bridge.listeners import Click
 from bot.bridge.wiring import Services
 from bot.slack.render.snooze import snooze_answer_text
 
 
-async def remind(
-    services: Services,
-    body: dict[str, Any],
-    interaction_id: str,
-    chosen: str,
-    channel: str | None,
-) -> None:
+async def remind(services: Services, click: Click, interaction_id: str, chosen: str) -> None:
     """The person is told in the message's channel, only to them, what was set or why not."""
-    user_id = actor_of(services, body).user_id
+    user_id = click.actor.user_id
     answer = await services.snoozes.snooze(interaction_id, user_id, chosen)
-    await services.presenter.note(user_id, channel, snooze_answer_text(answer))
+    await services.presenter.note(user_id, click.channel, snooze_answer_text(answer))

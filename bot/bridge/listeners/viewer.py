@@ -7,30 +7,33 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
-from bot.bridge.listeners import actor_of, services_of
+from bot.bridge.listeners import Click, services_of
 from bot.slack.ids import ActionId
 
 
 def register(app: AsyncApp) -> None:
     @app.action(ActionId.VIEW_INPUT)
     async def open_viewer(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck, click: Click, action: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         await ack()
-        services = services_of(context)
-        await services.forms.open_input_viewer(
-            body["trigger_id"], action["value"], actor_of(services, body)
+        assert click.trigger_id is not None
+        await services_of(context).forms.open_input_viewer(
+            click.trigger_id, action["value"], click.actor
         )
 
     async def turn_page(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext
+        ack: AsyncAck,
+        body: dict[str, Any],
+        click: Click,
+        action: dict[str, Any],
+        context: AsyncBoltContext,
     ) -> None:
         await ack()
         view = body["view"]
         metadata = json.loads(view["private_metadata"])
-        services = services_of(context)
-        await services.forms.show_input_page(
-            view["id"], str(metadata["id"]), int(action["value"]), actor_of(services, body)
+        await services_of(context).forms.show_input_page(
+            view["id"], str(metadata["id"]), int(action["value"]), click.actor
         )
 
     app.action(ActionId.INPUT_PAGE_PREV)(turn_page)

@@ -101,6 +101,14 @@ def send_offer(answer: str, question: str, value: str) -> tuple[str, list[dict[s
     return _with_button(text, ActionId.SEND_REPLY, SEND_LABEL, value)
 
 
+def kept_as_sent_text(answer: str, deleted: bool) -> str:
+    """The word to someone who edited or deleted a reply whose answer was already sent:
+    the answer stays as it was sent."""
+    said = fit_escaped(one_line(answer), OFFER_CHARS, escape_inline)
+    done = "deleted your reply" if deleted else "edited your reply"
+    return f"You {done}, but your answer stays as it was sent: “{said}”."
+
+
 def without_reply_hint(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A message's blocks shown away from its thread (a `/novo show` card): no hint."""
     return [b for b in blocks if b.get("block_id") != HINT_BLOCK_ID]

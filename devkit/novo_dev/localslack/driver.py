@@ -27,6 +27,7 @@ from novo_dev.localslack.events import (
     app_home_opened,
     event_callback,
     message_changed_event,
+    message_deleted_event,
     message_event,
     url_verification,
 )
@@ -446,6 +447,19 @@ class SlackDriver:
         previous, message.text = message.text, text
         event = message_changed_event(message, previous, at=self._clock())
         return await self.send_event(event)
+
+    async def edit_message(self, user_id: str, channel: str, ts: str, text: str) -> httpx.Response:
+        """`user_id` edits their message `ts` so it reads `text`; Slack sends the app a
+        `message_changed` event."""
+        self._person(user_id)
+        message, previous = self.slack.edit_person_message(channel, ts, text)
+        return await self.send_event(message_changed_event(message, previous, at=self._clock()))
+
+    async def delete_message(self, user_id: str, channel: str, ts: str) -> httpx.Response:
+        """`user_id` deletes their message `ts`; Slack sends the app `message_deleted`."""
+        self._person(user_id)
+        message = self.slack.delete_person_message(channel, ts)
+        return await self.send_event(message_deleted_event(message, at=self._clock()))
 
     async def send_event_payload(
         self, payload: Mapping[str, Any], *, retry_num: int | None = None

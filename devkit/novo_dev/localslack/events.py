@@ -99,6 +99,21 @@ def message_changed_event(message: StoredMessage, previous: str, *, at: float) -
     }
 
 
+def message_deleted_event(message: StoredMessage, *, at: float) -> dict[str, Any]:
+    """Someone deleted `message`: Slack's `message_deleted`, naming it by `deleted_ts`."""
+    return {
+        "type": "message",
+        "subtype": "message_deleted",
+        "hidden": True,
+        "channel": message.channel,
+        "channel_type": channel_type(message.channel),
+        "deleted_ts": message.ts,
+        "previous_message": message.to_api(include_metadata=False),
+        "ts": f"{at:.6f}",
+        "event_ts": f"{at:.6f}",
+    }
+
+
 def url_verification(challenge: str) -> dict[str, Any]:
     """What Slack sends when the Events request URL is saved; the app echoes `challenge`."""
     return {"token": VERIFICATION_TOKEN, "challenge": challenge, "type": "url_verification"}

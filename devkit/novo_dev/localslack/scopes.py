@@ -14,7 +14,11 @@ from typing import Any
 
 from novo_dev.localslack.wire import SlackFailure
 
-_FIXED = {"usergroups.users.list": "usergroups:read", "reactions.add": "reactions:write"}
+_FIXED = {
+    "usergroups.users.list": "usergroups:read",
+    "reactions.add": "reactions:write",
+    "reactions.remove": "reactions:write",
+}
 # Reading a conversation needs the history scope of its kind.
 _HISTORY = {
     "channel": "channels:history",

@@ -366,6 +366,14 @@ class LocalSlack:
         driver then delivers the `message` event Slack would send the app."""
         return self._workspace.add_person_message(channel, user_id, text, thread_ts, bot_id=bot_id)
 
+    def edit_person_message(self, channel: str, ts: str, text: str) -> tuple[StoredMessage, str]:
+        """Its author edits a message: (the message now, its text before)."""
+        return self._workspace.edit_person_message(channel, ts, text)
+
+    def delete_person_message(self, channel: str, ts: str) -> StoredMessage:
+        """Its author deletes a message: gone from the channel, reactions and all."""
+        return self._workspace.delete_person_message(channel, ts)
+
     def ephemerals(self, user: str | None = None) -> list[StoredEphemeral]:
         return [e for e in self._workspace.ephemerals if user is None or e.user == user]
 

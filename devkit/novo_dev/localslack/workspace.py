@@ -94,6 +94,7 @@ class Workspace:
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._permalink,
             "reactions.add": self._add_reaction,
+            "reactions.remove": self._remove_reaction,
             "conversations.history": self._history,
             "conversations.info": self._conversation_info,
             "conversations.members": self.members.list,
@@ -286,6 +287,35 @@ class Workspace:
             raise SlackFailure("already_reacted")
         message.reactions.append(name)
         return {"ok": True}
+
+    def _remove_reaction(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """reactions.remove: take the bot's reaction of that name off a message."""
+        channel = self.resolve_channel(args.get("channel"))
+        ts = required_str(args, "timestamp", error="no_item_specified")
+        name = required_str(args, "name", error="invalid_name")
+        message = self.message(channel, ts)
+        if message is None:
+            raise SlackFailure("message_not_found")
+        if name not in message.reactions:
+            raise SlackFailure("no_reaction")
+        message.reactions.remove(name)
+        return {"ok": True}
+
+    def edit_person_message(self, channel: str, ts: str, text: str) -> tuple[StoredMessage, str]:
+        """Its author edits a message so it reads `text`: (the message, its text before)."""
+        message = self.message(channel, ts)
+        if message is None:
+            raise KeyError(f"no message {ts} in {channel}")
+        previous, message.text = message.text, text
+        message.edited_count += 1
+        return message, previous
+
+    def delete_person_message(self, channel: str, ts: str) -> StoredMessage:
+        """Its author deletes a message: gone from the channel (and its reactions with it)."""
+        message = self._messages.get(self.resolve_channel(channel), {}).pop(ts, None)
+        if message is None:
+            raise KeyError(f"no message {ts} in {channel}")
+        return message
 
     def add_person_message(
         self,
