@@ -114,9 +114,7 @@ class GroupMessages:
             found = await self._slack.find_posted(
                 group.channel, group.id, since, event_type=GROUP_METADATA_EVENT_TYPE, key="group_id"
             )
-            if found is not None:
-                await self._lifecycle.adopt(key, group.channel, found)
-                log.info("reconciled step group %s with its message %s", group.id, found)
+            if await self._lifecycle.reconcile(key, (group.channel, found) if found else None):
                 return found
         rendered = await self._render(group)
         if rendered is None:

@@ -13,6 +13,7 @@ where it goes; these steps are the same for all of them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -25,6 +26,8 @@ from bot.metrics import MESSAGES_POSTED
 from bot.store import Store
 from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageState
+
+log = logging.getLogger(__name__)
 
 Sending = Callable[[], Awaitable[tuple[str, str]]]
 """A send of a rendered message: where Slack put it and its ts."""
@@ -63,6 +66,26 @@ class Lifecycle:
         await self.sends.record(SentMessage(key, ts, rendered_hash, shown_in, audit_detail))
         MESSAGES_POSTED.inc()
         return shown_in, ts
+
+    async def reconcile(self, key: MessageKey, found: tuple[str, str] | None) -> bool:
+        """The one step after a look for a message in doubt, whatever its kind: one found
+        (where, ts) is adopted and True returned; one not found (False) is the caller's
+        to post as it is, its claim standing, without a second look.
+
+        Only the look is the kind's own (a channel's history, a DM's, a thread's, by the
+        metadata its kind carries); what a look's answer means is decided here."""
+        if found is None:
+            return False
+        where, ts = found
+        await self.adopt(key, where, ts)
+        log.info(
+            "reconciled the %s message of %s in %s with its message %s",
+            key.purpose.value,
+            key.interaction_id,
+            where,
+            ts,
+        )
+        return True
 
     async def adopt(self, key: MessageKey, where: str, ts: str) -> bool:
         """Record a message in doubt that a look found in Slack; what it shows is unknown
