@@ -30,7 +30,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.lanes import SendKind, SendLanes
-from bot.messages.lifecycle import Lifecycle
+from bot.messages.lifecycle import Lifecycle, Sending
 from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.slack.gateway import SlackGateway
@@ -119,10 +119,14 @@ class GroupMessages:
         rendered = await self._render(group)
         if rendered is None:
             return None
-        await self._remember(group, rendered)
-        send = partial(self._slack.post_message_to, group.channel, rendered.message)
-        digest = fingerprint(rendered.message)
-        posted = await self._lifecycle.post(key, group.state, send, digest, None)
+
+        async def prepare() -> tuple[Sending, str]:
+            assert rendered is not None
+            await self._remember(group, rendered)
+            send = partial(self._slack.post_message_to, group.channel, rendered.message)
+            return send, fingerprint(rendered.message)
+
+        posted = await self._lifecycle.post(key, group.state, prepare, None)
         if posted is None:  # claimed meanwhile: what the store says now
             again = await self._store.group(group.id)
             return again.ts if again is not None else None

@@ -210,9 +210,12 @@ class MessagePublisher:
             claimed = await self._store.get_message(tracked.id, key.purpose, target)
             if claimed is None:
                 return
-            message = await self._render_escalation(tracked)
-            send = self._sender(tracked.id, message, target)
-            await self.lifecycle.post(key, claimed.state, send, fingerprint(message), None)
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self._render_escalation(tracked)
+                return self._sender(tracked.id, message, target), fingerprint(message)
+
+            await self.lifecycle.post(key, claimed.state, prepare, None)
 
     async def _refresh_escalations(self, tracked: TrackedInteraction) -> None:
         """Bring its escalation messages in step, before the primary message."""
@@ -272,10 +275,13 @@ class MessagePublisher:
         thread = await self.groups.thread_of(tracked.group_id) if tracked.group_id else None
         key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
         async with self._store.message_guard(tracked.id):
-            message = await self.render(tracked)
-            where = await self._slack.conversation_for(tracked.channel)
-            send = self._sender(tracked.id, message, where, thread)
-            posted = await self.lifecycle.post(key, tracked.state, send, fingerprint(message), {})
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self.render(tracked)
+                where = await self._slack.conversation_for(tracked.channel)
+                return self._sender(tracked.id, message, where, thread), fingerprint(message)
+
+            posted = await self.lifecycle.post(key, tracked.state, prepare, {})
             if posted is None:
                 return None
             shown_in, ts = posted
@@ -308,13 +314,13 @@ class MessagePublisher:
             claimed = await self._store.get_message(interaction_id, MessageKind.COPY, target)
             if tracked is None or claimed is None:
                 return
-            message = await self.render(tracked)
-            where = await self._slack.conversation_for(target)
-            send = self._sender(interaction_id, message, where)
-            digest = fingerprint(message)
-            posted = await self.lifecycle.post(
-                key, claimed.state, send, digest, {"copy_for": target}
-            )
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self.render(tracked)
+                where = await self._slack.conversation_for(target)
+                return self._sender(interaction_id, message, where), fingerprint(message)
+
+            posted = await self.lifecycle.post(key, claimed.state, prepare, {"copy_for": target})
             if posted is not None:
                 log.info("posted a copy of %s to %s at %s", interaction_id, *posted)
 
