@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.messages.lifecycle import Lifecycle, Sending
 from bot.store import Store
-from bot.store.messages import MessageKey
+from bot.store.messages import MessageKey, SendRound
 from bot.store.schema import MessageKind, MessageState
 from tests.store.helpers import NOW, interaction
 
@@ -27,16 +28,18 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
         await opened.close()
 
 
-async def test_the_claim_and_the_renders_read_share_one_round(store: Store) -> None:
+async def test_the_claim_and_the_renders_read_share_one_round(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lifecycle = Lifecycle(store, lambda: NOW)
     rounds: list[int] = []
     real = store.record_sends
 
-    async def counted(*args: object, **kwargs: object) -> object:
+    async def counted(*args: Any, **kwargs: Any) -> SendRound:
         rounds.append(1)
-        return await real(*args, **kwargs)  # type: ignore[arg-type]
+        return await real(*args, **kwargs)
 
-    store.record_sends = counted  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "record_sends", counted)
 
     async def send() -> tuple[str, str]:
         return "C1", "100.000001"
