@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from bot.messages.copies import CopyPoster, Guarded
+from bot.messages.lanes import SendKind
 from bot.messages.publisher import MessagePublisher
 from bot.store import Store, TrackedInteraction
 from bot.store.messages import MessageKey
@@ -26,6 +27,11 @@ from bot.store.schema import MessageKind, MessageState
 
 FirstPost = Callable[[TrackedInteraction], Awaitable[None]]
 """What the engine does once as an interaction is first posted (its route's notes)."""
+
+
+def escalating(interaction_id: str) -> str:
+    """The lane key of an escalation's post (`bot.services.reminders` queues it so too)."""
+    return f"{interaction_id} {MessageKind.ESCALATION}"
 
 
 def reconciling(channel: str) -> str:
@@ -85,6 +91,33 @@ class Posting:
                 partial(self._guarded, reconciling(channel), None, self._reconcile, channel, ids),
             )
         await self._copies.queue_unposted()
+        await self._queue_escalations_in_doubt()
+
+    async def _queue_escalations_in_doubt(self) -> None:
+        """Escalations claimed and never recorded (a crash, a lost answer): each looked for
+        in its channel, and adopted or posted (`MessagePublisher.post_escalation`). Those
+        its lane still holds are left to it."""
+        held = self._publisher.lanes.queued()
+        for claimed in await self._store.unposted_messages(MessageKind.ESCALATION):
+            lane_key = escalating(claimed.interaction_id)
+            if claimed.state != MessageState.POSTING or (claimed.channel, lane_key) in held:
+                continue
+            tracked = await self._store.get(claimed.interaction_id)
+            if tracked is None:
+                continue
+            self._publisher.lanes.submit(
+                claimed.channel,
+                SendKind.POST,
+                lane_key,
+                partial(
+                    self._guarded,
+                    f"{lane_key} to {claimed.channel}",
+                    None,
+                    self._publisher.post_escalation,
+                    tracked,
+                    claimed.channel,
+                ),
+            )
 
     async def _post_fresh(self, tracked: TrackedInteraction, copies: list[str]) -> None:
         await self._first_post(tracked)

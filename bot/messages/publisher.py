@@ -38,7 +38,7 @@ from bot.messages.context import (
     posted,
     wants_votes,
 )
-from bot.messages.doubt import look_from
+from bot.messages.doubt import look_from, since_claim
 from bot.messages.groups import GroupMessages
 from bot.messages.lanes import Send, SendKind, SendLanes
 from bot.messages.lifecycle import Lifecycle, Sending
@@ -47,13 +47,14 @@ from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
+from bot.slack.ids import ESCALATION_METADATA_EVENT_TYPE
 from bot.slack.render.compact import compact_message
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
 from bot.store.messages import MessageKey
-from bot.store.schema import MessageKind
+from bot.store.schema import MessageKind, MessageState
 
 T = TypeVar("T")
 
@@ -204,12 +205,30 @@ class MessagePublisher:
         return render_escalation(tracked.snapshot, await self.context(tracked), facts)
 
     async def post_escalation(self, tracked: TrackedInteraction, target: str) -> None:
-        """Post a tracked escalation message to `target` (a channel or a user's DM)."""
+        """Post a tracked escalation message to `target` (a channel or a user's DM).
+
+        One left in doubt (claimed, maybe sent: a crash, a lost answer) is looked for in
+        `target` first and adopted if found; one not found is posted only while its
+        interaction waits, and otherwise dropped (an escalation of what has ended says
+        nothing)."""
         key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
         async with self._store.message_guard(tracked.id):
             claimed = await self._store.get_message(tracked.id, key.purpose, target)
             if claimed is None:
                 return
+            if claimed.state == MessageState.POSTING:
+                where = await self._slack.conversation_for(target)
+                found = await self._slack.find_posted(
+                    where,
+                    tracked.id,
+                    since_claim(claimed.claimed_at),
+                    event_type=ESCALATION_METADATA_EVENT_TYPE,
+                )
+                if await self.lifecycle.reconcile(key, (where, found) if found else None):
+                    return
+                if not tracked.is_open:
+                    await self._store.drop_claim(key)
+                    return
 
             async def prepare() -> tuple[Sending, str]:
                 message = await self._render_escalation(tracked)
