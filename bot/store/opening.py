@@ -22,7 +22,7 @@ from sqlalchemy.pool import PoolResetState
 
 from bot.store.errors import StoreFileError, StoreOpenError, cause
 from bot.store.filelock import PRIVATE, FileLock
-from bot.store.sqlite_hops import one_hop
+from bot.store.sqlite_hops import defer_begin, forget_begin, one_hop
 from bot.store.target import Target, parse_target
 
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -182,10 +182,11 @@ def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
+        defer_begin(connection.connection.dbapi_connection, begin)
 
     @event.listens_for(engine.sync_engine.pool, "reset")
     def _on_reset(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        forget_begin(dbapi_connection)
         if state.asyncio_safe and dbapi_connection.driver_connection.in_transaction:
             dbapi_connection.rollback()
 

@@ -8,6 +8,8 @@ the trips, not the SQL, were most of what a post cost the store. This cursor doe
 four steps in one call on that thread and keeps what the caller reads afterwards (the
 rows, the description, the row count, the last row id).
 
+A transaction's BEGIN goes in the same trip as its first statement (`defer_begin`).
+
 `one_hop` is applied to each new connection (`bot.store.opening`); everything else about
 the driver (its errors, its transactions, executemany's batches) stays SQLAlchemy's.
 """
@@ -29,8 +31,20 @@ _Ran = tuple[Any, int, int | None, list[Any] | None]
 """What a statement left: its description, row count, last row id and rows (if any)."""
 
 
-def _run(connection: sqlite3.Connection, operation: str, parameters: Any, many: bool) -> _Ran:
-    """On SQLite's thread: open, execute, fetch and close, as one call."""
+_PENDING = "_novo_begin"
+"""Where a connection keeps the BEGIN its next statement opens with (`defer_begin`)."""
+
+
+def _run(
+    connection: sqlite3.Connection,
+    operation: str,
+    parameters: Any,
+    many: bool,
+    begin: str | None,
+) -> _Ran:
+    """On SQLite's thread: (begin,) open, execute, fetch and close, as one call."""
+    if begin is not None:
+        connection.execute(begin)
     cursor = connection.cursor()
     try:
         if many:
@@ -84,8 +98,10 @@ class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
     async def _call(self, operation: Any, parameters: Any, *, many: bool) -> None:
         connection = self._connection
         async with self._adapt_connection._execute_mutex:
+            begin = getattr(connection, _PENDING, None)
+            setattr(connection, _PENDING, None)  # tried once, whatever comes of it
             self._ran = await connection._execute(
-                _run, connection._conn, operation, parameters, many
+                _run, connection._conn, operation, parameters, many, begin
             )
         rows = self._ran[3]
         self._rows = collections.deque(rows) if rows else collections.deque()
@@ -95,8 +111,39 @@ class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
     _cursor_cls = _OneHopCursor
 
+    def commit(self) -> None:
+        if not _take_pending(self):  # nothing ran: nothing was begun, nothing to end
+            super().commit()
+
+    def rollback(self) -> None:
+        if not _take_pending(self):
+            super().rollback()
+
+
+def _take_pending(dbapi_connection: Any) -> bool:
+    """Forget a BEGIN no statement has sent yet; whether there was one."""
+    driver = dbapi_connection.driver_connection
+    pending = getattr(driver, _PENDING, None) is not None
+    setattr(driver, _PENDING, None)
+    return pending
+
 
 def one_hop(dbapi_connection: Any) -> None:
     """Make a new connection's cursors take one trip per statement."""
     if type(dbapi_connection) is AsyncAdapt_aiosqlite_connection:
         dbapi_connection.__class__ = _OneHopConnection
+
+
+def defer_begin(dbapi_connection: Any, begin: str) -> None:
+    """Send `begin` with the transaction's first statement, in the same trip, rather than
+    in a trip of its own; a transaction that runs nothing sends neither it nor its end."""
+    if isinstance(dbapi_connection, _OneHopConnection):
+        setattr(dbapi_connection.driver_connection, _PENDING, begin)
+    else:
+        dbapi_connection.cursor().execute(begin)
+
+
+def forget_begin(dbapi_connection: Any) -> None:
+    """A connection given back: a BEGIN never sent is dropped with it."""
+    if isinstance(dbapi_connection, _OneHopConnection):
+        _take_pending(dbapi_connection)
