@@ -299,6 +299,25 @@ class MessageQueries(StoreBase):
         return [message(r) for r in rows]
 
 
+_CLAIM = (
+    update(messages)
+    .where(
+        tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel).in_(
+            bindparam("c_keys", expanding=True)
+        ),
+        messages.c.state == MessageState.QUEUED,
+    )
+    .values(
+        state=MessageState.POSTING,
+        claimed_at=bindparam("c_now", type_=messages.c.claimed_at.type),
+        after_ts=_NEWEST_IN_CHANNEL,
+        updated_at=bindparam("c_now", type_=messages.c.updated_at.type),
+    )
+    .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+)
+"""A round's claims, built once (like `_recording`): one runs for nearly every round."""
+
+
 async def _claim(
     connection: AsyncConnection, keys: Sequence[MessageKey], now: datetime
 ) -> set[MessageKey]:
@@ -306,17 +325,9 @@ async def _claim(
     thread hop on SQLite's driver); the keys claimed."""
     if not keys:
         return set()
-    named = tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
     claimed = await connection.execute(
-        update(messages)
-        .where(
-            named.in_([(k.interaction_id, k.purpose.value, k.channel) for k in keys]),
-            messages.c.state == MessageState.QUEUED,
-        )
-        .values(
-            state=MessageState.POSTING, claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now
-        )
-        .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+        _CLAIM,
+        {"c_keys": [(k.interaction_id, k.purpose.value, k.channel) for k in keys], "c_now": now},
     )
     return {MessageKey(r.interaction_id, MessageKind(r.purpose), r.channel) for r in claimed}
 
