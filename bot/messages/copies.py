@@ -120,12 +120,10 @@ class CopyPoster:
             return
         since = since_claim(claimed.claimed_at)
         where, ts = await self._publisher.find_posted(tracked.id, claimed.channel, since)
-        if ts is None:
+        key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
+        if not await self._publisher.lifecycle.reconcile(key, (where, ts) if ts else None):
             await self._post(tracked, claimed)
             return
-        key = MessageKey(tracked.id, MessageKind.COPY, claimed.channel)
-        await self._publisher.lifecycle.adopt(key, where, ts)
-        log.info("reconciled the copy of %s in %s with its message %s", tracked.id, where, ts)
         self._publisher.refresh_soon(tracked.id, tracked.channel)  # it may show an old state
 
     async def _post(self, tracked: TrackedInteraction, claimed: TrackedMessage) -> None:

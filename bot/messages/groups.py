@@ -30,7 +30,7 @@ from slack_sdk.errors import SlackApiError
 from bot.clock import Clock
 from bot.messages.doubt import since_claim
 from bot.messages.lanes import SendKind, SendLanes
-from bot.messages.lifecycle import Lifecycle
+from bot.messages.lifecycle import Lifecycle, Sending
 from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.slack.gateway import SlackGateway
@@ -114,17 +114,19 @@ class GroupMessages:
             found = await self._slack.find_posted(
                 group.channel, group.id, since, event_type=GROUP_METADATA_EVENT_TYPE, key="group_id"
             )
-            if found is not None:
-                await self._lifecycle.adopt(key, group.channel, found)
-                log.info("reconciled step group %s with its message %s", group.id, found)
+            if await self._lifecycle.reconcile(key, (group.channel, found) if found else None):
                 return found
         rendered = await self._render(group)
         if rendered is None:
             return None
-        await self._remember(group, rendered)
-        send = partial(self._slack.post_message_to, group.channel, rendered.message)
-        digest = fingerprint(rendered.message)
-        posted = await self._lifecycle.post(key, group.state, send, digest, None)
+
+        async def prepare() -> tuple[Sending, str]:
+            assert rendered is not None
+            await self._remember(group, rendered)
+            send = partial(self._slack.post_message_to, group.channel, rendered.message)
+            return send, fingerprint(rendered.message)
+
+        posted = await self._lifecycle.post(key, group.state, prepare, None)
         if posted is None:  # claimed meanwhile: what the store says now
             again = await self._store.group(group.id)
             return again.ts if again is not None else None

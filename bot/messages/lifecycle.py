@@ -13,6 +13,9 @@ where it goes; these steps are the same for all of them.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,8 +29,13 @@ from bot.store import Store
 from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageState
 
+log = logging.getLogger(__name__)
+
 Sending = Callable[[], Awaitable[tuple[str, str]]]
 """A send of a rendered message: where Slack put it and its ts."""
+
+Preparing = Callable[[], Awaitable[tuple[Sending, str]]]
+"""A message's render: its send, and the hash of what it shows."""
 
 
 class Lifecycle:
@@ -40,20 +48,29 @@ class Lifecycle:
         self,
         key: MessageKey,
         state: MessageState,
-        send: Sending,
-        rendered_hash: str,
+        prepare: Preparing,
         audit_detail: dict[str, Any] | None,
     ) -> tuple[str, str] | None:
         """Claim (a `queued` message), send and record one message; None when it was not
         this call's to send (claimed or posted meanwhile). A `posting` one (looked for
         and not found) is sent as it is. Raises SlackApiError when Slack refuses it.
 
+        `prepare` renders it (the send and the hash of what it shows). A `queued`
+        message is claimed while it renders, so the claim and the render's read of its
+        facts share one round of the store's writes (`SendBatches`), not one each; a
+        render that fails gives the claim back, since nothing was sent.
+
         `audit_detail`: what its `posted` audit entry adds (None: no entry; a step
         group's message or an escalation is audited by what it is about)."""
         if state == MessageState.POSTED:
             return None
-        if state == MessageState.QUEUED and not await self.sends.claim(key):
-            return None
+        if state == MessageState.QUEUED:
+            prepared = await self._claimed_while(key, prepare)
+            if prepared is None:
+                return None
+            send, rendered_hash = prepared
+        else:
+            send, rendered_hash = await prepare()
         try:
             shown_in, ts = await send()
         except SlackApiError as exc:
@@ -63,6 +80,47 @@ class Lifecycle:
         await self.sends.record(SentMessage(key, ts, rendered_hash, shown_in, audit_detail))
         MESSAGES_POSTED.inc()
         return shown_in, ts
+
+    async def _claimed_while(
+        self, key: MessageKey, prepare: Preparing
+    ) -> tuple[Sending, str] | None:
+        """`prepare()` with the message claimed meanwhile; None when the claim was not
+        ours (someone else has it, and what was rendered is dropped)."""
+        claim = asyncio.ensure_future(self.sends.claim(key))
+        try:
+            prepared = await prepare()
+        except BaseException:
+            await self._give_back(key, claim)
+            raise
+        return prepared if await claim else None
+
+    async def _give_back(self, key: MessageKey, claim: asyncio.Future[bool]) -> None:
+        """Unclaim a message whose render failed (nothing was sent). The render's failure
+        is what the caller hears: one of the claim's own, or of the unclaim, only leaves
+        the claim in doubt, to be looked for like any other."""
+        with contextlib.suppress(Exception):
+            if await asyncio.shield(claim):
+                await self._store.unclaim(key, self._clock())
+
+    async def reconcile(self, key: MessageKey, found: tuple[str, str] | None) -> bool:
+        """The one step after a look for a message in doubt, whatever its kind: one found
+        (where, ts) is adopted and True returned; one not found (False) is the caller's
+        to post as it is, its claim standing, without a second look.
+
+        Only the look is the kind's own (a channel's history, a DM's, a thread's, by the
+        metadata its kind carries); what a look's answer means is decided here."""
+        if found is None:
+            return False
+        where, ts = found
+        await self.adopt(key, where, ts)
+        log.info(
+            "reconciled the %s message of %s in %s with its message %s",
+            key.purpose.value,
+            key.interaction_id,
+            where,
+            ts,
+        )
+        return True
 
     async def adopt(self, key: MessageKey, where: str, ts: str) -> bool:
         """Record a message in doubt that a look found in Slack; what it shows is unknown

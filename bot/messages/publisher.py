@@ -38,7 +38,7 @@ from bot.messages.context import (
     posted,
     wants_votes,
 )
-from bot.messages.doubt import look_from
+from bot.messages.doubt import look_from, since_claim
 from bot.messages.groups import GroupMessages
 from bot.messages.lanes import Send, SendKind, SendLanes
 from bot.messages.lifecycle import Lifecycle, Sending
@@ -47,13 +47,14 @@ from bot.metrics import MESSAGES_UPDATED
 from bot.outages import level
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
+from bot.slack.ids import ESCALATION_METADATA_EVENT_TYPE
 from bot.slack.render.compact import compact_message
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.escalation import EscalationFacts, render_escalation
 from bot.slack.render.message import fingerprint, render_message
 from bot.store import QueuedDecision, Store, TrackedInteraction, TrackedMessage
 from bot.store.messages import MessageKey
-from bot.store.schema import MessageKind
+from bot.store.schema import MessageKind, MessageState
 
 T = TypeVar("T")
 
@@ -204,15 +205,36 @@ class MessagePublisher:
         return render_escalation(tracked.snapshot, await self.context(tracked), facts)
 
     async def post_escalation(self, tracked: TrackedInteraction, target: str) -> None:
-        """Post a tracked escalation message to `target` (a channel or a user's DM)."""
+        """Post a tracked escalation message to `target` (a channel or a user's DM).
+
+        One left in doubt (claimed, maybe sent: a crash, a lost answer) is looked for in
+        `target` first and adopted if found; one not found is posted only while its
+        interaction waits, and otherwise dropped (an escalation of what has ended says
+        nothing)."""
         key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
         async with self._store.message_guard(tracked.id):
             claimed = await self._store.get_message(tracked.id, key.purpose, target)
             if claimed is None:
                 return
-            message = await self._render_escalation(tracked)
-            send = self._sender(tracked.id, message, target)
-            await self.lifecycle.post(key, claimed.state, send, fingerprint(message), None)
+            if claimed.state == MessageState.POSTING:
+                where = await self._slack.conversation_for(target)
+                found = await self._slack.find_posted(
+                    where,
+                    tracked.id,
+                    since_claim(claimed.claimed_at),
+                    event_type=ESCALATION_METADATA_EVENT_TYPE,
+                )
+                if await self.lifecycle.reconcile(key, (where, found) if found else None):
+                    return
+                if not tracked.is_open:
+                    await self._store.drop_claim(key)
+                    return
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self._render_escalation(tracked)
+                return self._sender(tracked.id, message, target), fingerprint(message)
+
+            await self.lifecycle.post(key, claimed.state, prepare, None)
 
     async def _refresh_escalations(self, tracked: TrackedInteraction) -> None:
         """Bring its escalation messages in step, before the primary message."""
@@ -272,10 +294,13 @@ class MessagePublisher:
         thread = await self.groups.thread_of(tracked.group_id) if tracked.group_id else None
         key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
         async with self._store.message_guard(tracked.id):
-            message = await self.render(tracked)
-            where = await self._slack.conversation_for(tracked.channel)
-            send = self._sender(tracked.id, message, where, thread)
-            posted = await self.lifecycle.post(key, tracked.state, send, fingerprint(message), {})
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self.render(tracked)
+                where = await self._slack.conversation_for(tracked.channel)
+                return self._sender(tracked.id, message, where, thread), fingerprint(message)
+
+            posted = await self.lifecycle.post(key, tracked.state, prepare, {})
             if posted is None:
                 return None
             shown_in, ts = posted
@@ -308,13 +333,13 @@ class MessagePublisher:
             claimed = await self._store.get_message(interaction_id, MessageKind.COPY, target)
             if tracked is None or claimed is None:
                 return
-            message = await self.render(tracked)
-            where = await self._slack.conversation_for(target)
-            send = self._sender(interaction_id, message, where)
-            digest = fingerprint(message)
-            posted = await self.lifecycle.post(
-                key, claimed.state, send, digest, {"copy_for": target}
-            )
+
+            async def prepare() -> tuple[Sending, str]:
+                message = await self.render(tracked)
+                where = await self._slack.conversation_for(target)
+                return self._sender(interaction_id, message, where), fingerprint(message)
+
+            posted = await self.lifecycle.post(key, claimed.state, prepare, {"copy_for": target})
             if posted is not None:
                 log.info("posted a copy of %s to %s at %s", interaction_id, *posted)
 

@@ -27,6 +27,7 @@ from bot.clock import Clock
 from bot.messages import Messages
 from bot.messages.context import ESCALATE_STEP
 from bot.messages.lanes import SendKind
+from bot.messages.posting import escalating
 from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
@@ -195,7 +196,7 @@ class ReminderService:
                 self._publisher.lanes.submit(
                     target,
                     SendKind.POST,
-                    f"{tracked.id} {MessageKind.ESCALATION}",
+                    escalating(tracked.id),
                     partial(self._escalate, tracked.id, target),
                 )
 

@@ -39,6 +39,9 @@ class ActionId(StrEnum):
 GROUP_ACTIONS_BLOCK_ID = "novo_group_actions"
 GROUP_METADATA_EVENT_TYPE = "novo_step_group"
 """A step group's message metadata event type; its payload carries the group id."""
+ESCALATION_METADATA_EVENT_TYPE = "novo_escalation"
+"""An escalation message's metadata: it names its interaction, so one left in doubt by a
+crash is found in its channel like any other message."""
 
 
 class CallbackId(StrEnum):

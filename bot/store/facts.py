@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, Select, select
+from sqlalchemy import BindParameter, RowMapping, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.domain import Allowance
@@ -26,6 +26,26 @@ from bot.store.rows import (
     taken_step,
 )
 from bot.store.schema import allowances, decisions, messages, steps
+
+# Built once: every round of sends reads these four, and building a statement (not running
+# it) was a good part of a post's cost. The ids are one expanding parameter.
+_IDS: BindParameter[list[str]] = bindparam("ids", expanding=True)
+_OPEN_DECISIONS = (
+    select(decisions)
+    .where(decisions.c.interaction_id.in_(_IDS), decisions.c.state == "queued")
+    .order_by(decisions.c.id)
+)
+_MESSAGES = (
+    select(messages)
+    .where(messages.c.interaction_id.in_(_IDS))
+    .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
+)
+_STEPS = (
+    select(steps).where(steps.c.interaction_id.in_(_IDS)).order_by(steps.c.taken_at, steps.c.step)
+)
+_ALLOWANCES = (
+    select(allowances).where(allowances.c.interaction_id.in_(_IDS)).order_by(allowances.c.id)
+)
 
 
 @dataclass(frozen=True)
@@ -50,37 +70,21 @@ async def read_facts(connection: AsyncConnection, interaction_ids: Collection[st
     """`message_facts` in the caller's transaction (a lane's round of sends reads them too)."""
     wanted = list(dict.fromkeys(interaction_ids))
 
-    async def rows(query: Select[Any]) -> Sequence[RowMapping]:
-        found: Sequence[RowMapping] = (await connection.execute(query)).mappings().all()
+    async def rows(query: Select[Any], ids: dict[str, list[str]]) -> Sequence[RowMapping]:
+        found: Sequence[RowMapping] = (await connection.execute(query, ids)).mappings().all()
         return found
 
     facts = MessageFacts(
         {}, {i: [] for i in wanted}, {i: [] for i in wanted}, {i: [] for i in wanted}
     )
     for start in range(0, len(wanted), ID_CHUNK):
-        chunk = wanted[start : start + ID_CHUNK]
-        for row in await rows(
-            select(decisions)
-            .where(decisions.c.interaction_id.in_(chunk), decisions.c.state == "queued")
-            .order_by(decisions.c.id)
-        ):
+        ids = {"ids": wanted[start : start + ID_CHUNK]}
+        for row in await rows(_OPEN_DECISIONS, ids):
             facts.decisions.setdefault(row["interaction_id"], queued(row))
-        for row in await rows(
-            select(messages)
-            .where(messages.c.interaction_id.in_(chunk))
-            .order_by(messages.c.claimed_at, messages.c.purpose, messages.c.channel)
-        ):
+        for row in await rows(_MESSAGES, ids):
             facts.messages[row["interaction_id"]].append(message(row))
-        for row in await rows(
-            select(steps)
-            .where(steps.c.interaction_id.in_(chunk))
-            .order_by(steps.c.taken_at, steps.c.step)
-        ):
+        for row in await rows(_STEPS, ids):
             facts.steps[row["interaction_id"]].append(taken_step(row))
-        for row in await rows(
-            select(allowances)
-            .where(allowances.c.interaction_id.in_(chunk))
-            .order_by(allowances.c.id)
-        ):
+        for row in await rows(_ALLOWANCES, ids):
             facts.allowances[row["interaction_id"]].append(allowance_of(row))
     return facts

@@ -30,7 +30,9 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Update,
     and_,
+    bindparam,
     case,
     delete,
     func,
@@ -297,6 +299,25 @@ class MessageQueries(StoreBase):
         return [message(r) for r in rows]
 
 
+_CLAIM = (
+    update(messages)
+    .where(
+        tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel).in_(
+            bindparam("c_keys", expanding=True)
+        ),
+        messages.c.state == MessageState.QUEUED,
+    )
+    .values(
+        state=MessageState.POSTING,
+        claimed_at=bindparam("c_now", type_=messages.c.claimed_at.type),
+        after_ts=_NEWEST_IN_CHANNEL,
+        updated_at=bindparam("c_now", type_=messages.c.updated_at.type),
+    )
+    .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+)
+"""A round's claims, built once (like `_recording`): one runs for nearly every round."""
+
+
 async def _claim(
     connection: AsyncConnection, keys: Sequence[MessageKey], now: datetime
 ) -> set[MessageKey]:
@@ -304,38 +325,55 @@ async def _claim(
     thread hop on SQLite's driver); the keys claimed."""
     if not keys:
         return set()
-    named = tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
     claimed = await connection.execute(
-        update(messages)
-        .where(
-            named.in_([(k.interaction_id, k.purpose.value, k.channel) for k in keys]),
-            messages.c.state == MessageState.QUEUED,
-        )
-        .values(
-            state=MessageState.POSTING, claimed_at=now, after_ts=_NEWEST_IN_CHANNEL, updated_at=now
-        )
-        .returning(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+        _CLAIM,
+        {"c_keys": [(k.interaction_id, k.purpose.value, k.channel) for k in keys], "c_now": now},
     )
     return {MessageKey(r.interaction_id, MessageKind(r.purpose), r.channel) for r in claimed}
+
+
+def _recording(primary: bool) -> Update:
+    """The change that records a claimed message's ts, built once for each case: one runs
+    for every post, and building it cost more than running it."""
+    shown_in = bindparam("r_shown_in", type_=messages.c.slack_channel.type)
+    return (
+        update(messages)
+        .where(
+            messages.c.interaction_id == bindparam("k_interaction_id"),
+            messages.c.purpose == bindparam("k_purpose"),
+            messages.c.channel == bindparam("k_channel"),
+            messages.c.state == MessageState.POSTING,
+        )
+        .values(
+            state=MessageState.POSTED,
+            ts=bindparam("r_ts", type_=messages.c.ts.type),
+            # kept only when it differs from where it was sent (a DM posted to a user id)
+            slack_channel=case((messages.c.channel == shown_in, None), else_=shown_in),
+            rendered_hash=bindparam("r_hash", type_=messages.c.rendered_hash.type),
+            # a primary is in step once the poll says so; the others show what was rendered
+            synced=messages.c.synced if primary else True,
+            version=messages.c.version + 1,
+            updated_at=bindparam("r_now", type_=messages.c.updated_at.type),
+        )
+    )
+
+
+_RECORD_PRIMARY = _recording(primary=True)
+_RECORD_OTHER = _recording(primary=False)
 
 
 async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime) -> bool:
     key = sent.key
     recorded = await connection.execute(
-        update(messages)
-        .where(_named(key), messages.c.state == MessageState.POSTING)
-        .values(
-            state=MessageState.POSTED,
-            ts=sent.ts,
-            # kept only when it differs from where it was sent (a DM posted to a user id)
-            slack_channel=case(
-                (messages.c.channel == sent.slack_channel, None), else_=sent.slack_channel
-            ),
-            rendered_hash=sent.rendered_hash,
-            # a primary is in step once the poll says so; the others show what was rendered
-            synced=messages.c.synced if key.purpose == MessageKind.PRIMARY else True,
-            version=messages.c.version + 1,
-            updated_at=now,
-        )
+        _RECORD_PRIMARY if key.purpose == MessageKind.PRIMARY else _RECORD_OTHER,
+        {
+            "k_interaction_id": key.interaction_id,
+            "k_purpose": key.purpose,
+            "k_channel": key.channel,
+            "r_ts": sent.ts,
+            "r_shown_in": sent.slack_channel,
+            "r_hash": sent.rendered_hash,
+            "r_now": now,
+        },
     )
     return bool(recorded.rowcount)

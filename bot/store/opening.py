@@ -18,9 +18,11 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import PoolResetState
 
 from bot.store.errors import StoreFileError, StoreOpenError, cause
 from bot.store.filelock import PRIVATE, FileLock
+from bot.store.sqlite_hops import defer_begin, forget_begin, one_hop
 from bot.store.target import Target, parse_target
 
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -157,7 +159,9 @@ def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
     """The owner's transactions take the write lock at BEGIN (IMMEDIATE), so two never
     deadlock upgrading; a reader's are deferred and `query_only`: in WAL mode they
     read a snapshot beside a writer and never wait on it."""
-    engine = create_async_engine(where.url, pool_size=1, max_overflow=0)
+    # no rollback after every commit (a trip to SQLite's thread each): one is sent only
+    # for a connection given back inside a transaction (`_on_reset`)
+    engine = create_async_engine(where.url, pool_size=1, max_overflow=0, pool_reset_on_return=None)
     busy = f"busy_timeout={int(STATEMENT_TIMEOUT_SECONDS * 1000)}"
     pragmas = (
         ("query_only=ON", busy) if read_only else ("journal_mode=WAL", busy, "foreign_keys=ON")
@@ -166,6 +170,7 @@ def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        one_hop(dbapi_connection)
         # we say BEGIN ourselves (below) so DDL is transactional too
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -177,7 +182,13 @@ def _sqlite_engine(where: Target, *, read_only: bool = False) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
+        defer_begin(connection.connection.dbapi_connection, begin)
+
+    @event.listens_for(engine.sync_engine.pool, "reset")
+    def _on_reset(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        forget_begin(dbapi_connection)
+        if state.asyncio_safe and dbapi_connection.driver_connection.in_transaction:
+            dbapi_connection.rollback()
 
     return engine
 

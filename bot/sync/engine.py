@@ -4,16 +4,13 @@ Each poll lists every pending interaction (all pages, within a deadline and
 a page cap), posts the new ones exactly once, and re-reads those that left
 the pending set so their messages say how they ended.
 
-Posting exactly once: a poll tracks each new interaction (`queued`: nothing
-sent); its lane claims it just before sending (`posting`, written with every
-other lane's claims of the moment in one transaction) and records the ts
-after; message metadata carries the interaction id. So a crash leaves in
-doubt only what the lanes were sending, and those claims of one channel are
-never posted again before one walk of the channel's history (and of each
-step group's thread), from the oldest of them, has looked for all of them. A
-route that DMs several people posts the primary to the first and a copy to
-each other one, tracked in the same transaction and posted the same way (see
-`bot.messages.copies`).
+The engine lists, compares, tracks and finishes; posting is the messages'
+(`bot.messages.posting`). Posting exactly once: a poll tracks each new
+interaction (`queued`: nothing sent) and hands it over; its lane claims it just
+before sending and records the ts after, and message metadata carries the
+interaction id. So a crash leaves in doubt only what the lanes were sending, and
+each poll hands those claims over again to be looked for before they are posted
+(`bot.messages.lifecycle`'s one reconcile step, for every kind of message).
 
 One bad interaction never stops the others: records are parsed one by one
 (an unreadable one is skipped and reported), and any failure while handling
@@ -36,7 +33,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.messages.copies import CopyPoster
+from bot.messages.posting import Posting
 from bot.messages.publisher import MessagePublisher
 from bot.metrics import INTERACTION_FAILURES, UNREADABLE_RECORDS
 from bot.novo.client import NovoClient
@@ -47,8 +44,6 @@ from bot.outages import level
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.store.audit import interaction_facts
-from bot.store.messages import MessageKey
-from bot.store.schema import MessageKind, MessageState
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.routing import ChannelRouter
@@ -68,17 +63,6 @@ HOLD_MAX_SECONDS = 60.0
 # Failures of the outside world: logged in one line. Anything else is a bug and
 # gets its traceback, but still holds back only the one interaction.
 EXPECTED_FAILURES = (SlackApiError, aiohttp.ClientError, TimeoutError, NovoError, StoreFileError)
-
-
-def _reconciling(channel: str) -> str:
-    """The back-off key of the look for a channel's claims in doubt."""
-    return f"{channel} (reconcile)"
-
-
-def _posting(interaction_id: str) -> str:
-    """The back-off key of its primary's post: a post that keeps failing (the first person
-    of a `dm:` list can't be reached) must not hold back showing its copies the ending."""
-    return f"{interaction_id} (post)"
 
 
 class ListingError(NovoError):
@@ -137,11 +121,7 @@ class SyncEngine:
         # each open record as last listed, with the stored version it matched at: a
         # local optimisation (after a restart the first poll compares every record)
         self._matched: dict[str, tuple[int, Any]] = {}
-        self._copies = CopyPoster(store, publisher, self._guarded)
-        # claims left `posting` that a look through their channel did not find, so they
-        # are posted without another: kept until posted (a post that gets no answer
-        # leaves it in doubt again)
-        self._looked_for: set[str] = set()
+        self._posting = Posting(store, publisher, self._guarded, self._is_held, self._note_unsure)
 
     # ------------------------------------------------------------------ polling
 
@@ -155,7 +135,7 @@ class SyncEngine:
         """
         report = PollReport()
         listed = await self._list_pending()
-        await self._post_unposted(report)
+        await self._posting.queue_unposted()
         versions = await self._store.open_versions()
         ids = [id_of(raw) for raw in listed]  # once: ten thousand records, every poll
         unchanged = await self._unchanged(listed, ids, versions)
@@ -422,12 +402,7 @@ class SyncEngine:
     def _queue_fresh(
         self, tracked: TrackedInteraction, copies: list[str], report: PollReport
     ) -> None:
-        # tracked just now by this poll (`queued`): no message can exist yet, so its lane
-        # claims and posts it without looking first (and so do its copies' lanes, after it)
-        self._publisher.post_soon(
-            tracked,
-            partial(self._guarded, _posting(tracked.id), None, self._post_fresh, tracked, copies),
-        )
+        self._posting.queue_fresh(tracked, copies)
         report.queued_posts.append(tracked.id)
 
     async def _post_new(
@@ -445,13 +420,6 @@ class SyncEngine:
         if tracked is not None:
             self._queue_fresh(tracked, others, report)
 
-    async def _post_fresh(self, tracked: TrackedInteraction, copies: list[str]) -> None:
-        await self._note_unsure(tracked)
-        if not copies:  # most routes: one channel, and nothing more to read
-            await self._publisher.post(tracked)
-            return
-        await self._then_copies(self._publisher.post(tracked), tracked)
-
     async def _note_unsure(self, tracked: TrackedInteraction) -> None:
         """Log and audit, once as it is first posted, each condition its rule could not
         evaluate (the route is then the cautious one: `bot.policy.routes.route_for`)."""
@@ -466,80 +434,6 @@ class SyncEngine:
                 rule=self._router.rule_for(tracked.snapshot),
                 errors=list(unsure),
             )
-
-    async def _then_copies(self, primary: Awaitable[object], tracked: TrackedInteraction) -> None:
-        """Try the primary's post, then queue its copies, even when it failed: the others
-        are still asked when the first person can't be reached."""
-        try:
-            await primary
-        except Exception:
-            await self._copies.queue_claimed(tracked)
-            raise
-        await self._copies.queue_claimed(tracked)
-
-    async def _post_unposted(self, report: PollReport) -> None:
-        """Queue what is tracked but not posted: a `queued` one is posted when its lane
-        gets to it (nothing was sent for it), and the `posting` ones of each channel,
-        claimed when a crash or a lost answer came, are looked for together first."""
-        in_doubt: dict[str, list[str]] = {}
-        # what the lanes already hold is queued once: a burst is not built again each poll
-        for tracked in await self._store.unposted(leaving=self._publisher.lanes.queued()):
-            if tracked.state == MessageState.QUEUED or tracked.id in self._looked_for:
-                self._queue_unposted(tracked)
-            elif not self._is_held(_posting(tracked.id)):  # its failed post backs off first
-                in_doubt.setdefault(tracked.channel, []).append(tracked.id)
-        for channel, ids in in_doubt.items():
-            self._publisher.reconcile_soon(
-                channel,
-                partial(self._guarded, _reconciling(channel), None, self._reconcile, channel, ids),
-            )
-        await self._copies.queue_unposted()
-
-    def _queue_unposted(self, tracked: TrackedInteraction) -> None:
-        self._publisher.post_soon(
-            tracked,
-            partial(self._guarded, _posting(tracked.id), None, self._post_unposted_one, tracked),
-        )
-
-    async def _post_unposted_one(self, queued: TrackedInteraction) -> None:
-        """Post one tracked interaction: `queued`, or `posting` and looked for in vain.
-
-        Read afresh first: what the lane was handed may have been posted since.
-        """
-        tracked = await self._store.get(queued.id)
-        if tracked is None or tracked.state == MessageState.POSTED:
-            self._looked_for.discard(queued.id)
-            return
-        if tracked.state == MessageState.POSTING and tracked.id not in self._looked_for:
-            return  # in doubt again (its post got no answer): the next poll looks for it
-        self._looked_for.discard(tracked.id)
-        await self._then_copies(self._publisher.post(tracked), tracked)
-
-    async def _reconcile(self, channel: str, ids: list[str]) -> None:
-        """Claims of one channel left `posting`: found in Slack with one look for all of
-        them (a walk of the channel's history, and of each step group's thread, from
-        the oldest), each then recorded as posted, or posted in its turn.
-
-        Read afresh first: a post that was under way when this was queued has
-        usually recorded its ts by now, and history walks are rate-limited.
-        """
-        current = await self._store.get_many(ids)
-        doubtful = [t for t in current.values() if t.state == MessageState.POSTING]
-        if not doubtful:
-            return
-        found = await self._publisher.find_many_posted(channel, doubtful)
-        for tracked in doubtful:
-            hit = found.get(tracked.id)
-            if hit is None:
-                self._looked_for.add(tracked.id)
-                self._queue_unposted(tracked)
-                continue
-            where, ts = hit
-            key = MessageKey(tracked.id, MessageKind.PRIMARY, tracked.channel)
-            await self._publisher.lifecycle.adopt(key, where, ts)
-            log.info("reconciled %s with its existing message %s", tracked.id, ts)
-            self._publisher.refresh_soon(tracked.id, tracked.channel)
-            await self._copies.queue_claimed(tracked)
 
     async def _follow(self, interaction: Interaction) -> None:
         """A tracked interaction still pending changed: show it (e.g. expiresAt moved)."""

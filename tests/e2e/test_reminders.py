@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.slack.ids import ActionId
+from bot.store.schema import MessageKind, MessageState
 from novo_dev.localslack.records import StoredMessage
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import DEFAULT_TIMEOUT, wait_until
@@ -158,3 +159,25 @@ async def test_a_window_moved_later_moves_the_steps_not_yet_taken(
     (reply,) = await _replied(loop, moved_ts, 1)
     assert "seconds left" in reply.text
     await loop.shows(moved_ts, "Expired", "after 20 s")
+
+
+async def test_an_escalation_left_in_doubt_by_a_crash_is_found_not_posted_again(
+    loop: Loop, tmp_path: Path
+) -> None:
+    await _with_policy(loop, tmp_path, f'  escalate: {{at: "50%", to: {{channel: {MANAGERS}}}}}\n')
+    interaction_id, _ = await _approval(loop, 6)
+    # Slack posts the escalation, but its answer is lost: the claim is left in doubt
+    loop.slack.lose_answers("chat.postMessage", count=1)
+    await wait_until(lambda: loop.slack.messages(MANAGERS) or None, message="escalation sent")
+    services = (await loop.restart()).services  # the crash: the claim is all it knows
+    assert services is not None
+
+    async def adopted() -> str | None:
+        sent = await services.store.get_message(interaction_id, MessageKind.ESCALATION, MANAGERS)
+        return sent.ts if sent is not None and sent.state == MessageState.POSTED else None
+
+    ts = await wait_until(adopted, message="the escalation found and recorded")
+    [message] = loop.slack.messages(MANAGERS)  # found by its metadata, not posted twice
+    assert message.ts == ts
+    walks = loop.slack.calls("conversations.history")
+    assert [c.args.get("channel") for c in walks] == [MANAGERS]

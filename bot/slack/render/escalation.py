@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from bot.novo.models import Interaction, QuestionRequest
+from bot.slack.ids import ESCALATION_METADATA_EVENT_TYPE
 from bot.slack.limits import HEADER_TEXT, SECTION_TEXT
 from bot.slack.render.approval import approval_title
 from bot.slack.render.common import clean_rendered, date_token, escape_mrkdwn, mrkdwn, plain_text
@@ -116,6 +117,9 @@ def render_escalation(
     message: RenderedMessage = {
         "text": f"{ICON_ESCALATED} {escape_mrkdwn(title)}: {words}",
         "blocks": blocks,
-        "metadata": {},
+        "metadata": {
+            "event_type": ESCALATION_METADATA_EVENT_TYPE,
+            "event_payload": {"interaction_id": interaction.id},
+        },
     }
     return cast(RenderedMessage, clean_rendered(message))
