@@ -10,7 +10,12 @@ Where no one can send a signal, the file itself says it changed: a
 Kubernetes ConfigMap update swaps the symlink the mounted file resolves
 through, and an editor writes it anew. Each poll interval `reload_if_changed`
 compares the file's identity, size and modification time (one `stat`, no
-read) with those of the file last read, and reloads as SIGHUP does.
+read) with those of the file last read, and reloads as SIGHUP does once the
+new file has held still for one interval. A file written in place is empty for
+a moment (truncated, not yet written), and an empty policy is a valid one in
+which anyone decides: read at that moment, it would be in force, and stay in
+force if the finished file had a mistake. A SIGHUP, sent once the file is
+written, reads it at once.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ class LivePolicy:
         self._shown: OrderedDict[tuple[str, str], Interaction] = OrderedDict()
         self._routes: OrderedDict[tuple[str, str], Route] = OrderedDict()
         self._stamp = stamp  # of the file `file` was read from
+        self._changing: Stamp | None = None  # a new stamp seen once, read if it holds
 
     @classmethod
     def load(cls, path: Path | None, default_channel: str) -> LivePolicy:
@@ -140,16 +146,22 @@ class LivePolicy:
         return True
 
     def reload_if_changed(self) -> bool:
-        """Reload, as on SIGHUP, if the file is not the one last read; True if reloaded."""
+        """Reload, as on SIGHUP, if the file is not the one last read and has not changed
+        since the last look (it may still be being written); True if reloaded."""
         if self._path is None:
             return False
         stamp = _stamp(self._path)
         if stamp == self._stamp:
+            self._changing = None
             return False
         if stamp is None:
             log.warning("policy file %s is gone; the one in force stays", self._path)
-            self._stamp = None
+            self._stamp = self._changing = None
             return False
+        if stamp != self._changing:
+            self._changing = stamp
+            return False
+        self._changing = None
         return self.reload()
 
 

@@ -165,5 +165,8 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         try:
             yield world
         finally:
-            for bridge in world.running:
+            for number, bridge in enumerate(world.running, 1):
                 await bridge.kill()
+                # pytest shows a test's captured output only when it failed: what each
+                # bridge said is then beside the assertion, for a failure seen once
+                print(f"--- bridge {number} stderr ---\n{bridge.stderr}")

@@ -53,7 +53,8 @@ async def test_sighup_swaps_in_a_valid_file_and_keeps_the_old_one_on_a_mistake(
         await bridge.saw(
             r"policy not reloaded, the one in force stays: policy\.yml: rule 1 \(broken\): quorum"
         )
-        await driver.click_message_button("U0ADA", CHANNEL, ts[second], ActionId.APPROVE)
+        refused = await driver.click_message_button("U0ADA", CHANNEL, ts[second], ActionId.APPROVE)
+        assert refused.status_code == 200, refused.text
         await wait_until(lambda: len(world.slack.ephemerals("U0ADA")) >= 1, message="Ada refused")
         await driver.click_message_button("U0GRACE", CHANNEL, ts[second], ActionId.APPROVE)
         await wait_until(lambda: _decided(world, second), message="second approved by Grace")
