@@ -175,6 +175,18 @@ class Loop:
         )
         return [json.loads(line) for line in out.getvalue().splitlines()]
 
+    async def readiness(self, status: int) -> dict[str, Any]:
+        """The detailed `/readyz` once it answers `status` (readiness judges how recent the
+        last poll is, so a busy machine may answer otherwise for a moment)."""
+
+        async def probe() -> dict[str, Any] | None:
+            answer = await self.http.get(f"{self.bridge.metrics_url}/readyz")
+            body: dict[str, Any] = answer.json()
+            return body if answer.status_code == status else None
+
+        found: dict[str, Any] = await wait_until(probe, message=f"/readyz answering {status}")
+        return found
+
     async def fault(self, **spec: Any) -> None:
         await self.control.faults(**spec)
 

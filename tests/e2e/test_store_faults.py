@@ -3,23 +3,9 @@ their decision is saved when it is not."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.slack.ids import ActionId
 from tests.e2e.conftest import CHANNEL, Loop
 from tests.support import wait_until
-
-
-async def _readiness(loop: Loop, status: int) -> dict[str, Any]:
-    assert loop.bridge.url is not None
-
-    async def probe() -> dict[str, Any] | None:
-        answer = await loop.http.get(f"{loop.bridge.metrics_url}/readyz")
-        body: dict[str, Any] = answer.json()
-        return body if answer.status_code == status else None
-
-    found: dict[str, Any] = await wait_until(probe, message=f"/readyz answering {status}")
-    return found
 
 
 async def test_the_sqlite_file_deleted_under_the_bridge_fails_readiness_and_refuses_clicks(
@@ -27,13 +13,13 @@ async def test_the_sqlite_file_deleted_under_the_bridge_fails_readiness_and_refu
 ) -> None:
     created = await loop.create("approval_request")
     ts = await loop.posted(created["id"])
-    ready = await _readiness(loop, 200)
+    ready = await loop.readiness(200)
     assert "takes writes" in ready["checks"]["store"]["detail"]
 
     db = loop.settings.db_path
     assert not isinstance(db, str)
     db.unlink()  # an operator's mistake, a cleanup job, a volume remounted
-    unready = await _readiness(loop, 503)
+    unready = await loop.readiness(503)
     # the poll may be failing too by then (it can't record what it claims): the store is
     # what the operator is pointed at
     assert "store" in unready["failing"]
