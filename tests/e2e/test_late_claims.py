@@ -34,10 +34,15 @@ async def test_a_restart_finds_a_channels_posts_in_doubt_with_one_history_walk(
     loop.slack.lose_answers("chat.postMessage", count=IN_DOUBT)
     created = [(await loop.create("approval_request"))["id"] for _ in range(IN_DOUBT)]
     await wait_until(lambda: len(set(loop.posted_ids())) == IN_DOUBT, message="all posted in Slack")
+    # the first process looks for a post whose answer it lost, as soon as it lost it: on a
+    # busy machine it may find some of them before the restart, so the restart's own walk
+    # is the one counted
+    before = len(loop.slack.calls("conversations.history"))
     await loop.restart()  # the crash: the claims are all the new process knows
     await _all_posted(loop, created)
     walks = loop.slack.calls("conversations.history")
-    assert [c.args.get("channel") for c in walks] == [CHANNEL]  # one walk for all three
+    assert {c.args.get("channel") for c in walks} <= {CHANNEL}
+    assert len(walks) - before <= 1  # one walk for all it found in doubt, not one each
     assert Counter(loop.posted_ids()) == dict.fromkeys(created, 1)  # none posted twice
 
 
