@@ -275,14 +275,19 @@ class Workspace:
         )
         return {"ok": True, "message_ts": ts}
 
-    def _add_reaction(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        """reactions.add: one reaction of the bot's per name on a message."""
+    def _reaction_target(self, args: Mapping[str, Any]) -> tuple[StoredMessage, str]:
+        """The message a reactions.* call names and the reaction's name, as Slack checks them."""
         channel = self.resolve_channel(args.get("channel"))
         ts = required_str(args, "timestamp", error="no_item_specified")
         name = required_str(args, "name", error="invalid_name")
         message = self.message(channel, ts)
         if message is None:
             raise SlackFailure("message_not_found")
+        return message, name
+
+    def _add_reaction(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """reactions.add: one reaction of the bot's per name on a message."""
+        message, name = self._reaction_target(args)
         if name in message.reactions:
             raise SlackFailure("already_reacted")
         message.reactions.append(name)
@@ -290,12 +295,7 @@ class Workspace:
 
     def _remove_reaction(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """reactions.remove: take the bot's reaction of that name off a message."""
-        channel = self.resolve_channel(args.get("channel"))
-        ts = required_str(args, "timestamp", error="no_item_specified")
-        name = required_str(args, "name", error="invalid_name")
-        message = self.message(channel, ts)
-        if message is None:
-            raise SlackFailure("message_not_found")
+        message, name = self._reaction_target(args)
         if name not in message.reactions:
             raise SlackFailure("no_reaction")
         message.reactions.remove(name)
