@@ -10,15 +10,20 @@ suite is run on here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import hashlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from bot.clock import utc_now
 
@@ -173,3 +178,45 @@ class FakeClock:
     def seconds(self) -> float:
         """The same moment as `time.time()` counts it."""
         return self().timestamp()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement as the driver was handed it."""
+
+    sql: str
+    parameters: Any
+
+    @property
+    def is_read(self) -> bool:
+        return self.sql.lstrip().upper().startswith("SELECT")
+
+
+_COUNTED: contextvars.ContextVar[object | None] = contextvars.ContextVar("counted", default=None)
+
+
+@contextlib.contextmanager
+def statements_run(engine: Engine | type[Engine] = Engine) -> Iterator[list[Statement]]:
+    """The statements run on `engine` (every engine by default) by the calling task and the
+    tasks it starts while the block runs, in order.
+
+    Only those: a running bridge's poll, lease and timers share the engine, and counting
+    theirs too made a count depend on how busy the machine was (a poll that happened to land
+    inside the block added its reads). A task started inside the block inherits a copy of the
+    caller's context, and SQLAlchemy's async layer runs a statement's sync code in a greenlet
+    that shares its awaiting task's context, so a context variable marks exactly these.
+    """
+    marker = object()
+    seen: list[Statement] = []
+
+    def note(_conn: Any, _cursor: Any, sql: str, parameters: Any, *_: Any) -> None:
+        if _COUNTED.get() is marker:
+            seen.append(Statement(sql, parameters))
+
+    token = _COUNTED.set(marker)
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+        _COUNTED.reset(token)

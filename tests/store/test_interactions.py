@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 
 from bot.domain import SlackActor, SlackDecision
 from bot.store import Store
 from bot.store.messages import MessageKey
 from bot.store.records import stored_expiry
 from bot.store.schema import MessageKind
+from tests.support import statements_run
 
 from .helpers import NOW, interaction, record_message, record_primary, shown_primary
 
@@ -170,17 +169,9 @@ async def test_the_open_versions_a_poll_reads_are_found_without_a_search_per_int
         for n in range(3):
             await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
             await record_message(store, f"int_{n}", MessageKind.PRIMARY, "C1", f"1.{n}", "h", NOW)
-        asked: list[tuple[str, Any]] = []
-
-        def note(*args: Any) -> None:
-            asked.append((args[2], args[3]))  # (statement, parameters)
-
-        event.listen(Engine, "before_cursor_execute", note)
-        try:
+        with statements_run() as asked:
             assert set(await store.open_versions()) == {"int_0", "int_1", "int_2"}
-        finally:
-            event.remove(Engine, "before_cursor_execute", note)
-    ((statement, parameters),) = [(s, p) for s, p in asked if s.lstrip().startswith("SELECT")]
+    ((statement, parameters),) = [(s.sql, s.parameters) for s in asked if s.is_read]
     with contextlib.closing(sqlite3.connect(path)) as raw:
         plan = [row[3] for row in raw.execute("EXPLAIN QUERY PLAN " + statement, parameters)]
     assert not [step for step in plan if "CORRELATED" in step], plan

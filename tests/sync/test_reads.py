@@ -8,13 +8,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event
 
 from bot.messages.reads import FactReads
 from bot.store import Store
 from bot.store.facts import MessageFacts
 from tests.store.helpers import NOW, decision, interaction
-from tests.support import bounded, wait_until
+from tests.support import bounded, statements_run, wait_until
 
 LEASE = NOW + timedelta(minutes=1)
 
@@ -48,22 +47,12 @@ class HeldSource:
         return await self.store.message_facts(interaction_ids)
 
 
-def _decisions_read(store: Store) -> list[str]:
-    seen: list[str] = []
-
-    @event.listens_for(store._engine.sync_engine, "before_cursor_execute")
-    def _count(_c: object, _cur: object, statement: str, *_a: object) -> None:
-        if statement.lstrip().startswith("SELECT") and "FROM decisions" in statement:
-            seen.append(statement)
-
-    return seen
-
-
 async def test_ten_renders_at_once_read_once_and_each_gets_its_own(store: Store) -> None:
     await store.enqueue_decision("int_3", *decision("U1", "int_3"), LEASE)
-    reads = _decisions_read(store)
     shared = FactReads(store)
-    got = await bounded(asyncio.gather(*(shared.facts([f"int_{n}"]) for n in range(10))), 10)
+    with statements_run(store._engine.sync_engine) as statements:
+        got = await bounded(asyncio.gather(*(shared.facts([f"int_{n}"]) for n in range(10))), 10)
+    reads = [s for s in statements if s.is_read and "FROM decisions" in s.sql]
     assert len(reads) == 1  # one read for the ten (each alone would be ten)
     for n, facts in enumerate(got):
         assert [m.channel for m in facts.messages[f"int_{n}"]] == ["C1"]
