@@ -19,7 +19,6 @@ from bot.policy.file import (
     AllowStanding,
     Deciders,
     Escalation,
-    Match,
     PolicyFile,
     Rule,
     Settings,
@@ -91,11 +90,6 @@ def _fields(interaction: Interaction) -> dict[str, str | bool | None]:
     }
 
 
-def _wanted(match: Match) -> dict[str, str | bool]:
-    given = match.model_dump(by_alias=True, exclude_none=True, exclude={"when"})
-    return {str(k): v for k, v in given.items()}
-
-
 def _shown(value: str | bool | None) -> str:
     if value is None:
         return "null"
@@ -107,7 +101,7 @@ def judge(rule: Rule, interaction: Interaction, bindings: Bindings | None = None
     between the rules of one pass (made here when not given)."""
     fields = _fields(interaction)
     held: list[str] = []
-    for key, pattern in _wanted(rule.match).items():
+    for key, pattern in rule.match.wanted.items():
         value = fields[key]
         if isinstance(pattern, bool):
             ok = value is pattern

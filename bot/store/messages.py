@@ -212,7 +212,7 @@ class MessageQueries(StoreBase):
 
         async def work(connection: AsyncConnection) -> SendRound:
             # recorded first, so a claim's `after_ts` counts the posts of this batch
-            recorded = {s.key for s in sent if await _record(connection, s, now)}
+            recorded = await _record_all(connection, sent, now)
             claimed = await _claim(connection, claims, now)
             facts = await read_facts(connection, read) if read else None
             entries = [
@@ -222,12 +222,12 @@ class MessageQueries(StoreBase):
                     interaction_id=s.key.interaction_id,
                     detail={"channel": s.slack_channel, "ts": s.ts, **s.audit_detail},
                 )
-                for s in sent
-                if s.key in recorded and s.audit_detail is not None
+                for s in recorded.values()
+                if s.audit_detail is not None
             ]
             if entries:
                 await append_events(connection, entries)  # last: it holds the chain to the commit
-            return SendRound(claimed, recorded, facts)
+            return SendRound(claimed, set(recorded), facts)
 
         return await self._transaction(work)
 
@@ -362,18 +362,76 @@ _RECORD_PRIMARY = _recording(primary=True)
 _RECORD_OTHER = _recording(primary=False)
 
 
-async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime) -> bool:
+_POSTING_AMONG = (
+    select(messages.c.interaction_id, messages.c.purpose, messages.c.channel)
+    .where(
+        tuple_(messages.c.interaction_id, messages.c.purpose, messages.c.channel).in_(
+            bindparam("r_keys", expanding=True)
+        ),
+        messages.c.state == MessageState.POSTING,
+    )
+    # PostgreSQL: locked until the commit, so each is still `posting` when it is recorded
+    # (SQLite's IMMEDIATE transaction already keeps every other writer out)
+    .with_for_update()
+)
+
+
+async def _record_all(
+    connection: AsyncConnection, sent: Sequence[SentMessage], now: datetime
+) -> dict[MessageKey, SentMessage]:
+    """Record each of `sent` still `posting`; what was recorded, by key (a key sent twice
+    is recorded, and audited, once).
+
+    A round of several: which are still `posting` (one read, their rows locked), then
+    each recorded in one batch per statement shape, rather than one statement each (a
+    round at Slack's pace over ten channels records several). Alone: one statement."""
+    if len(sent) == 1:
+        return {sent[0].key: sent[0]} if await _record(connection, sent[0], now) else {}
+    if not sent:
+        return {}
+    keys = [(s.key.interaction_id, s.key.purpose.value, s.key.channel) for s in sent]
+    found = await connection.execute(_POSTING_AMONG, {"r_keys": keys})
+    posting = {MessageKey(r.interaction_id, MessageKind(r.purpose), r.channel) for r in found}
+    chosen: dict[MessageKey, SentMessage] = {}
+    for one in sent:
+        if one.key in posting:
+            chosen.setdefault(one.key, one)
+    for primary in (True, False):
+        rows = [
+            _recorded(s, now)
+            for k, s in chosen.items()
+            if (k.purpose == MessageKind.PRIMARY) is primary
+        ]
+        if not rows:
+            continue
+        done = await connection.execute(_RECORD_PRIMARY if primary else _RECORD_OTHER, rows)
+        if connection.dialect.supports_sane_multi_rowcount and done.rowcount != len(rows):
+            # the write re-checks `posting`; should it disagree with the read, the round
+            # fails as a whole and is done again one message at a time
+            raise RecordMismatch(f"{done.rowcount} of {len(rows)} claimed messages recorded")
+    return chosen
+
+
+class RecordMismatch(RuntimeError):
+    """A round's recording changed other rows than its read found `posting`."""
+
+
+def _recorded(sent: SentMessage, now: datetime) -> dict[str, Any]:
     key = sent.key
+    return {
+        "k_interaction_id": key.interaction_id,
+        "k_purpose": key.purpose,
+        "k_channel": key.channel,
+        "r_ts": sent.ts,
+        "r_shown_in": sent.slack_channel,
+        "r_hash": sent.rendered_hash,
+        "r_now": now,
+    }
+
+
+async def _record(connection: AsyncConnection, sent: SentMessage, now: datetime) -> bool:
+    primary = sent.key.purpose == MessageKind.PRIMARY
     recorded = await connection.execute(
-        _RECORD_PRIMARY if key.purpose == MessageKind.PRIMARY else _RECORD_OTHER,
-        {
-            "k_interaction_id": key.interaction_id,
-            "k_purpose": key.purpose,
-            "k_channel": key.channel,
-            "r_ts": sent.ts,
-            "r_shown_in": sent.slack_channel,
-            "r_hash": sent.rendered_hash,
-            "r_now": now,
-        },
+        _RECORD_PRIMARY if primary else _RECORD_OTHER, _recorded(sent, now)
     )
     return bool(recorded.rowcount)

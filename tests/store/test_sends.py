@@ -69,3 +69,66 @@ async def test_a_round_reads_the_facts_its_renders_asked_for(store: Store) -> No
     [primary] = done.facts.messages["int_1"]
     assert (primary.state, done.facts.decisions, done.facts.steps["int_1"]) == ("posting", {}, [])
     assert (await store.record_sends([], [], LATER)).facts is None
+
+
+async def test_a_round_records_only_what_is_still_posting_whatever_its_kind(
+    store: Store, peer: Store
+) -> None:
+    """A round records its sends in one batch. One a look after a crash recorded first
+    keeps that ts, one sent twice is recorded once, a DM copy beside the primaries is
+    recorded as a copy, and only what this round recorded is audited."""
+    for n in range(3):
+        await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
+    copy = MessageKey("int_0", MessageKind.COPY, "U1")
+    assert await store.track_message(copy, NOW)
+    claims = [_key("int_0"), _key("int_1"), _key("int_2"), copy]
+    assert (await store.record_sends(claims, [], NOW)).claimed == set(claims)
+    # the other replica's look found int_1 in Slack first
+    assert await peer.record_posted(SentMessage(_key("int_1"), "50.000001", "", "C1", None), NOW)
+    sent = [
+        SentMessage(_key("int_0"), "100.000001", "h0", "C1", {}),
+        SentMessage(_key("int_1"), "100.000002", "h1", "C1", {}),
+        SentMessage(_key("int_2"), "100.000003", "h2", "C1", {}),
+        SentMessage(_key("int_2"), "100.000004", "h2", "C1", {}),
+        SentMessage(copy, "100.000005", "h0", "D1", {"copy_for": "U1"}),
+    ]
+    done = await store.record_sends([], sent, LATER)
+    assert done.recorded == {_key("int_0"), _key("int_2"), copy}
+    shown = {
+        (m.purpose, m.interaction_id): (m.ts, m.rendered_hash, m.shown_in)
+        for n in range(3)
+        for m in await store.messages(f"int_{n}")
+    }
+    assert shown == {
+        (MessageKind.PRIMARY, "int_0"): ("100.000001", "h0", "C1"),
+        (MessageKind.COPY, "int_0"): ("100.000005", "h0", "D1"),
+        (MessageKind.PRIMARY, "int_1"): ("50.000001", "", "C1"),
+        (MessageKind.PRIMARY, "int_2"): ("100.000003", "h2", "C1"),
+    }
+    events = [e for e in await store.audit_entries() if e.event == "posted"]
+    assert sorted((e.interaction_id, e.detail["ts"]) for e in events) == [
+        ("int_0", "100.000001"),
+        ("int_0", "100.000005"),
+        ("int_2", "100.000003"),
+    ]
+
+
+async def test_two_replicas_recording_one_message_at_once_record_it_once(
+    store: Store, peer: Store
+) -> None:
+    """Each replica's round reads what is still `posting` and records it: the read must
+    hold until the write, or both would say they recorded it (and audit it twice)."""
+    for n in range(2):
+        await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
+    await store.record_sends([_key("int_0"), _key("int_1")], [], NOW)
+    rounds = [
+        [SentMessage(_key(f"int_{n}"), f"{100 + r}.00000{n}", "h", "C1", {}) for n in range(2)]
+        for r in range(2)
+    ]
+    outcomes = await asyncio.gather(
+        store.record_sends([], rounds[0], LATER), peer.record_sends([], rounds[1], LATER)
+    )
+    recorded = [key for done in outcomes for key in done.recorded]
+    assert sorted(k.interaction_id for k in recorded) == ["int_0", "int_1"]
+    events = [e for e in await store.audit_entries() if e.event == "posted"]
+    assert len(events) == 2
