@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import cast
 
 from bot.novo.models import Interaction
 from bot.slack.render.approval import render_approval_message
-from bot.slack.render.common import clean_rendered
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.question import render_question_message
 from bot.slack.render.unsupported import render_unsupported_message
 
 
 def render_message(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
-    """Whatever renderer answers, what leaves here is clean (`common.clean_rendered`)."""
-    return cast(RenderedMessage, clean_rendered(_render(interaction, ctx)))
-
-
-def _render(interaction: Interaction, ctx: MessageContext) -> RenderedMessage:
+    """The renderer of its kind answers; each returns what `common.clean_rendered` made of
+    its message (cleaning it here too was a second copy of every post)."""
     if interaction.kind == "approval_request":
         return render_approval_message(interaction, ctx)
     if interaction.kind == "question" and interaction.request is not None:

@@ -8,9 +8,11 @@ It offers no buttons: the bridge cannot build a valid answer for it.
 
 from __future__ import annotations
 
+from typing import cast
+
 from bot.novo.models import Interaction
 from bot.slack.limits import SECTION_TEXT
-from bot.slack.render.common import escape_mrkdwn, mrkdwn, truncate
+from bot.slack.render.common import clean_rendered, escape_mrkdwn, mrkdwn, truncate
 from bot.slack.render.context import MessageContext, RenderedMessage
 from bot.slack.render.record import record_block
 from bot.slack.render.status import (
@@ -42,4 +44,5 @@ def render_unsupported_message(interaction: Interaction, ctx: MessageContext) ->
     ]
     summary = status_summary(interaction, ctx)
     text = truncate(f"{unsupported_text(interaction.kind)} {summary}", TEXT_CHARS)
-    return {"text": text, "blocks": blocks, "metadata": message_metadata(interaction)}
+    message = {"text": text, "blocks": blocks, "metadata": message_metadata(interaction)}
+    return cast(RenderedMessage, clean_rendered(message))
