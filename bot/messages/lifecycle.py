@@ -50,6 +50,8 @@ class Lifecycle:
         state: MessageState,
         prepare: Preparing,
         audit_detail: dict[str, Any] | None,
+        *,
+        audit_event: str = "posted",
     ) -> tuple[str, str] | None:
         """Claim (a `queued` message), send and record one message; None when it was not
         this call's to send (claimed or posted meanwhile). A `posting` one (looked for
@@ -60,8 +62,8 @@ class Lifecycle:
         facts share one round of the store's writes (`SendBatches`), not one each; a
         render that fails gives the claim back, since nothing was sent.
 
-        `audit_detail`: what its `posted` audit entry adds (None: no entry; a step
-        group's message or an escalation is audited by what it is about)."""
+        `audit_detail`: what its audit entry (`audit_event`, written with its ts) adds
+        (None: no entry; a step group's message is audited by what it is about)."""
         if state == MessageState.POSTED:
             return None
         if state == MessageState.QUEUED:
@@ -77,7 +79,9 @@ class Lifecycle:
             if nothing_posted(exc):
                 await self._store.unclaim(key, self._clock())
             raise
-        await self.sends.record(SentMessage(key, ts, rendered_hash, shown_in, audit_detail))
+        await self.sends.record(
+            SentMessage(key, ts, rendered_hash, shown_in, audit_detail, audit_event)
+        )
         MESSAGES_POSTED.inc()
         return shown_in, ts
 
@@ -102,17 +106,25 @@ class Lifecycle:
             if await asyncio.shield(claim):
                 await self._store.unclaim(key, self._clock())
 
-    async def reconcile(self, key: MessageKey, found: tuple[str, str] | None) -> bool:
+    async def reconcile(
+        self,
+        key: MessageKey,
+        found: tuple[str, str] | None,
+        *,
+        audit_detail: dict[str, Any] | None = None,
+        audit_event: str = "posted",
+    ) -> bool:
         """The one step after a look for a message in doubt, whatever its kind: one found
         (where, ts) is adopted and True returned; one not found (False) is the caller's
-        to post as it is, its claim standing, without a second look.
+        to post as it is, its claim standing, without a second look. `audit_detail`: the
+        entry its adoption writes, as its post would have (None: none).
 
         Only the look is the kind's own (a channel's history, a DM's, a thread's, by the
         metadata its kind carries); what a look's answer means is decided here."""
         if found is None:
             return False
         where, ts = found
-        await self.adopt(key, where, ts)
+        await self.adopt(key, where, ts, audit_detail=audit_detail, audit_event=audit_event)
         log.info(
             "reconciled the %s message of %s in %s with its message %s",
             key.purpose.value,
@@ -122,10 +134,18 @@ class Lifecycle:
         )
         return True
 
-    async def adopt(self, key: MessageKey, where: str, ts: str) -> bool:
+    async def adopt(
+        self,
+        key: MessageKey,
+        where: str,
+        ts: str,
+        *,
+        audit_detail: dict[str, Any] | None = None,
+        audit_event: str = "posted",
+    ) -> bool:
         """Record a message in doubt that a look found in Slack; what it shows is unknown
         (no hash), so the next refresh brings it in step."""
-        sent = SentMessage(key, ts, "", where, audit_detail=None)
+        sent = SentMessage(key, ts, "", where, audit_detail, audit_event)
         return await self._store.record_posted(sent, self._clock())
 
     async def shown(

@@ -43,5 +43,6 @@ class Messages(Refresh, Protocol):
     async def render(self, tracked: TrackedInteraction) -> RenderedMessage:
         """Its message as the channel shows it."""
 
-    async def post_escalation(self, tracked: TrackedInteraction, target: str) -> None:
-        """Post a tracked escalation message to `target`."""
+    async def post_escalation(self, tracked: TrackedInteraction, target: str) -> bool:
+        """Post a tracked escalation message to `target` (audited as `escalated`); True
+        when this call posted or found it."""

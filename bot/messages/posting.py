@@ -94,13 +94,14 @@ class Posting:
         await self._queue_escalations_in_doubt()
 
     async def _queue_escalations_in_doubt(self) -> None:
-        """Escalations claimed and never recorded (a crash, a lost answer): each looked for
-        in its channel, and adopted or posted (`MessagePublisher.post_escalation`). Those
-        its lane still holds are left to it."""
+        """Escalations tracked and never recorded (a crash, a lost answer): one never
+        claimed is posted, one claimed looked for in its channel first
+        (`MessagePublisher.post_escalation`, which also drops those of what has ended).
+        Those its lane holds are left to it."""
         held = self._publisher.lanes.queued()
         for claimed in await self._store.unposted_messages(MessageKind.ESCALATION):
             lane_key = escalating(claimed.interaction_id)
-            if claimed.state != MessageState.POSTING or (claimed.channel, lane_key) in held:
+            if (claimed.channel, lane_key) in held:
                 continue
             tracked = await self._store.get(claimed.interaction_id)
             if tracked is None:

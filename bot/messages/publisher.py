@@ -43,7 +43,7 @@ from bot.messages.groups import GroupMessages
 from bot.messages.lanes import Send, SendKind, SendLanes
 from bot.messages.lifecycle import Lifecycle, Sending
 from bot.messages.reads import FactReads
-from bot.metrics import MESSAGES_UPDATED
+from bot.metrics import ESCALATIONS_SENT, MESSAGES_UPDATED
 from bot.outages import level
 from bot.policy.live import LivePolicy
 from bot.slack.gateway import MESSAGE_REFUSED_ERRORS, SlackGateway
@@ -59,6 +59,9 @@ from bot.store.schema import MessageKind, MessageState
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
+
+ESCALATED = "escalated"
+"""The audit event an escalation message's post or adoption writes."""
 
 
 class MessagePublisher:
@@ -204,18 +207,24 @@ class MessagePublisher:
         )
         return render_escalation(tracked.snapshot, await self.context(tracked), facts)
 
-    async def post_escalation(self, tracked: TrackedInteraction, target: str) -> None:
-        """Post a tracked escalation message to `target` (a channel or a user's DM).
+    async def post_escalation(self, tracked: TrackedInteraction, target: str) -> bool:
+        """Post a tracked escalation message to `target` (a channel or a user's DM); True
+        when this call posted it or found it posted (and recorded it).
 
-        One left in doubt (claimed, maybe sent: a crash, a lost answer) is looked for in
-        `target` first and adopted if found; one not found is posted only while its
-        interaction waits, and otherwise dropped (an escalation of what has ended says
-        nothing)."""
+        The one way an escalation goes out, when its step comes due and when a later
+        process finds one tracked and not recorded (a crash, a lost answer). One left in
+        doubt (claimed, maybe sent) is looked for in `target` first and adopted if found;
+        one not found, or never claimed, is posted only while its interaction waits, and
+        otherwise dropped (an escalation of what has ended says nothing). Its `escalated`
+        audit entry is written with its ts, in one transaction, however it was recorded.
+        """
         key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
+        route = self._policy.route(tracked.snapshot)
+        audit = {"to": target, "rule": route.rule}
         async with self._store.message_guard(tracked.id):
             claimed = await self._store.get_message(tracked.id, key.purpose, target)
-            if claimed is None:
-                return
+            if claimed is None or claimed.state == MessageState.POSTED:
+                return False
             if claimed.state == MessageState.POSTING:
                 where = await self._slack.conversation_for(target)
                 found = await self._slack.find_posted(
@@ -224,17 +233,46 @@ class MessagePublisher:
                     since_claim(claimed.claimed_at),
                     event_type=ESCALATION_METADATA_EVENT_TYPE,
                 )
-                if await self.lifecycle.reconcile(key, (where, found) if found else None):
-                    return
-                if not tracked.is_open:
-                    await self._store.drop_claim(key)
-                    return
+                if await self.lifecycle.reconcile(
+                    key,
+                    (where, found) if found else None,
+                    audit_detail=audit,
+                    audit_event=ESCALATED,
+                ):
+                    ESCALATIONS_SENT.labels(route.rule).inc()
+                    return True
+            if not self._waits(tracked):
+                await self._store.drop_claim(key)
+                return False
+            await self._link_original(tracked)
 
             async def prepare() -> tuple[Sending, str]:
                 message = await self._render_escalation(tracked)
                 return self._sender(tracked.id, message, target), fingerprint(message)
 
-            await self.lifecycle.post(key, claimed.state, prepare, None)
+            posted = await self.lifecycle.post(
+                key, claimed.state, prepare, audit, audit_event=ESCALATED
+            )
+        if posted is None:
+            return False
+        ESCALATIONS_SENT.labels(route.rule).inc()
+        log.info("escalated %s to %s", tracked.id, target)
+        return True
+
+    def _waits(self, tracked: TrackedInteraction) -> bool:
+        """Still open and not past its deadline by our clock (Novo may not have said so)."""
+        expires = tracked.snapshot.expires_at
+        return tracked.is_open and (expires is None or self._clock() < expires)
+
+    async def _link_original(self, tracked: TrackedInteraction) -> None:
+        """Keep the link to the interaction's own message with its escalate step, once:
+        every escalation message of it shows that link."""
+        if tracked.ts is None:
+            return
+        taken = (await self._store.steps_taken([tracked.id]))[tracked.id]
+        if not any(s.step == ESCALATE_STEP and s.link for s in taken):
+            link = await self._slack.permalink(tracked.shown_in, tracked.ts)
+            await self._store.set_step_link(tracked.id, ESCALATE_STEP, link)
 
     async def _refresh_escalations(self, tracked: TrackedInteraction) -> None:
         """Bring its escalation messages in step, before the primary message."""

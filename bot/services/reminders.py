@@ -28,7 +28,7 @@ from bot.messages import Messages
 from bot.messages.context import ESCALATE_STEP
 from bot.messages.lanes import SendKind
 from bot.messages.posting import escalating
-from bot.metrics import ESCALATIONS_SENT, REMINDERS_SENT
+from bot.metrics import REMINDERS_SENT
 from bot.policy.live import LivePolicy
 from bot.policy.routes import Route
 from bot.policy.timing import Lead
@@ -204,14 +204,4 @@ class ReminderService:
         current = await self._still_open(interaction_id, ESCALATE_STEP)
         if current is None or current.ts is None:
             return
-        taken = (await self._store.steps_taken([interaction_id]))[interaction_id]
-        if not any(s.step == ESCALATE_STEP and s.link for s in taken):
-            link = await self._slack.permalink(current.shown_in, current.ts)
-            await self._store.set_step_link(interaction_id, ESCALATE_STEP, link)
         await self._publisher.post_escalation(current, target)
-        rule = self._policy.route(current.snapshot).rule
-        ESCALATIONS_SENT.labels(rule).inc()
-        await self._store.record(
-            "escalated", self._clock(), interaction_id=interaction_id, to=target, rule=rule
-        )
-        log.info("escalated %s to %s", interaction_id, target)

@@ -69,14 +69,16 @@ class MessageKey:
 
 @dataclass(frozen=True)
 class SentMessage:
-    """A message Slack holds: its ts to record, and the detail of its `posted` audit
-    entry (None: none is written, as for a message found after a crash)."""
+    """A message Slack holds: its ts to record, and the detail of the audit entry written
+    with it (None: none is written, as for a card found after a crash); `audit_event`
+    names that entry (`posted`; an escalation's says `escalated`)."""
 
     key: MessageKey
     ts: str
     rendered_hash: str
     slack_channel: str
     audit_detail: dict[str, Any] | None = field(default_factory=dict)
+    audit_event: str = "posted"
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,7 @@ class MessageQueries(StoreBase):
             facts = await read_facts(connection, read) if read else None
             entries = [
                 AuditEvent(
-                    "posted",
+                    s.audit_event,
                     now,
                     interaction_id=s.key.interaction_id,
                     detail={"channel": s.slack_channel, "ts": s.ts, **s.audit_detail},

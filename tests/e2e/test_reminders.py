@@ -6,6 +6,7 @@ policy file is written per scenario and the bridge restarted onto it.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -179,5 +180,45 @@ async def test_an_escalation_left_in_doubt_by_a_crash_is_found_not_posted_again(
     ts = await wait_until(adopted, message="the escalation found and recorded")
     [message] = loop.slack.messages(MANAGERS)  # found by its metadata, not posted twice
     assert message.ts == ts
+    # adopted, it is audited as it would have been when posted
+    assert await _escalations_audited(loop, interaction_id) == [MANAGERS]
     walks = loop.slack.calls("conversations.history")
     assert [c.args.get("channel") for c in walks] == [MANAGERS]
+
+
+async def _escalations_audited(loop: Loop, interaction_id: str) -> list[Any]:
+    services = loop.bridge.services
+    assert services is not None
+    entries = await services.store.audit_entries()
+    return [
+        e.detail["to"]
+        for e in entries
+        if e.event == "escalated" and e.interaction_id == interaction_id
+    ]
+
+
+async def test_an_escalation_a_crash_left_unsent_is_posted_once_and_audited(
+    loop: Loop, tmp_path: Path
+) -> None:
+    """Tracked and not yet sent when the process went (its step taken, so no later tick
+    takes it again): the next process posts it, once, and the trail says it escalated."""
+    await _with_policy(loop, tmp_path, f'  escalate: {{at: "50%", to: {{channel: {MANAGERS}}}}}\n')
+    interaction_id, _ = await _approval(loop, 600)
+    loop.slack.hold_method("chat.getPermalink")  # due, tracked, held before its claim
+    loop.clock.forward(timedelta(seconds=301))
+    services = loop.bridge.services
+    assert services is not None
+
+    async def tracked() -> bool:
+        held = await services.store.get_message(interaction_id, MessageKind.ESCALATION, MANAGERS)
+        return held is not None and held.state == MessageState.QUEUED
+
+    await wait_until(tracked, message="the escalation tracked, not yet claimed")
+    await loop.restart()
+    loop.slack.release_method("chat.getPermalink")
+    await wait_until(lambda: loop.slack.messages(MANAGERS) or None, message="the escalation")
+    assert await wait_until(
+        lambda: _escalations_audited(loop, interaction_id), message="its audit entry"
+    ) == [MANAGERS]
+    [message] = loop.slack.messages(MANAGERS)
+    assert "Open the request" in loop.message_text_in(MANAGERS, message.ts)
