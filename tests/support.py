@@ -204,7 +204,9 @@ def statements_run(engine: Engine | type[Engine] = Engine) -> Iterator[list[Stat
     theirs too made a count depend on how busy the machine was (a poll that happened to land
     inside the block added its reads). A task started inside the block inherits a copy of the
     caller's context, and SQLAlchemy's async layer runs a statement's sync code in a greenlet
-    that shares its awaiting task's context, so a context variable marks exactly these.
+    that shares its awaiting task's context, so a context variable marks these. A shared
+    task started earlier by someone else (a reader whose round the block joins) is not
+    counted: a test says which statements it expects as well as how many.
     """
     marker = object()
     seen: list[Statement] = []

@@ -215,16 +215,21 @@ class MessagePublisher:
         process finds one tracked and not recorded (a crash, a lost answer). One left in
         doubt (claimed, maybe sent) is looked for in `target` first and adopted if found;
         one not found, or never claimed, is posted only while its interaction waits, and
-        otherwise dropped (an escalation of what has ended says nothing). Its `escalated`
-        audit entry is written with its ts, in one transaction, however it was recorded.
+        otherwise dropped (an escalation of what has ended says nothing), and only once
+        the interaction's own message is in Slack (the escalation links to it). Its
+        `escalated` audit entry is written with its ts, in one transaction, however it
+        was recorded. The interaction is read again under the guard: the record handed
+        over was read before a wait in a lane, and it may have ended meanwhile.
         """
         key = MessageKey(tracked.id, MessageKind.ESCALATION, target)
-        route = self._policy.route(tracked.snapshot)
-        audit = {"to": target, "rule": route.rule}
         async with self._store.message_guard(tracked.id):
+            current = await self._store.get(tracked.id)
             claimed = await self._store.get_message(tracked.id, key.purpose, target)
-            if claimed is None or claimed.state == MessageState.POSTED:
+            if current is None or claimed is None or claimed.state == MessageState.POSTED:
                 return False
+            tracked = current
+            route = self._policy.route(tracked.snapshot)
+            audit = {"to": target, "rule": route.rule}
             if claimed.state == MessageState.POSTING:
                 where = await self._slack.conversation_for(target)
                 found = await self._slack.find_posted(
@@ -244,6 +249,8 @@ class MessagePublisher:
             if not self._waits(tracked):
                 await self._store.drop_claim(key)
                 return False
+            if tracked.ts is None:
+                return False  # its own message first: a later poll brings this one
             await self._link_original(tracked)
 
             async def prepare() -> tuple[Sending, str]:
@@ -267,8 +274,7 @@ class MessagePublisher:
     async def _link_original(self, tracked: TrackedInteraction) -> None:
         """Keep the link to the interaction's own message with its escalate step, once:
         every escalation message of it shows that link."""
-        if tracked.ts is None:
-            return
+        assert tracked.ts is not None
         taken = (await self._store.steps_taken([tracked.id]))[tracked.id]
         if not any(s.step == ESCALATE_STEP and s.link for s in taken):
             link = await self._slack.permalink(tracked.shown_in, tracked.ts)
