@@ -111,7 +111,12 @@ class SendBatches:
     async def _write_all(self) -> None:
         while self._next:
             if self._monotonic() - self._last_round_end < BUSY_SECONDS:
-                await self._sleep(self._linger)
+                try:
+                    await self._sleep(self._linger)
+                except asyncio.CancelledError:
+                    _cancel(self._next)  # its requests would otherwise wait for a next round
+                    self._next = _Batch()
+                    raise
             batch, self._next = self._next, _Batch()
             try:
                 await self._write(batch)
@@ -160,8 +165,11 @@ def _settle(future: asyncio.Future[bool], value: bool) -> None:
 
 
 def _cancel(batch: _Batch) -> None:
-    if batch.facts is not None:
-        batch.facts.cancel()
+    """Every request of a round that will not be written hears so (its sender's claim,
+    record or read is left to the store's look after a restart)."""
+    for future in [*batch.claims.values(), *(f for _, f in batch.sent), batch.facts]:
+        if future is not None:
+            future.cancel()
 
 
 async def _each(

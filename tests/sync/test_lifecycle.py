@@ -124,3 +124,18 @@ async def test_a_round_lingers_for_company_only_while_sends_keep_coming(
     await store.claim_for_posting(interaction("int_4"), "C1", NOW)
     assert await bounded(batches.claim(MessageKey("int_4", MessageKind.PRIMARY, "C1")))
     assert held.slept == [0.004]
+
+
+async def test_a_round_cancelled_while_it_lingers_tells_its_senders(store: Store) -> None:
+    """Shutdown cancels the writer mid-linger: its senders hear so rather than wait for a
+    round that never comes (what they sent is the store's look's after a restart)."""
+    held = _Held()
+    batches = SendBatches(store, lambda: NOW, monotonic=held.monotonic, sleep=held.sleep)
+    assert await bounded(batches.claim(KEY))
+    lingering = asyncio.ensure_future(batches.claim(MessageKey("int_9", MessageKind.PRIMARY, "C1")))
+    await wait_until(lambda: held.slept or None, message="the round lingering")
+    writer = batches._writer
+    assert writer is not None
+    writer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await bounded(lingering)
