@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+from bot.domain import SlackActor
 from bot.store import Store
+from bot.store.allowances import Grant
 from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageKind
+from tests.support import statements_run
 
-from .helpers import NOW, interaction
+from .helpers import NOW, decision, interaction
 
 LATER = NOW + timedelta(seconds=5)
 
@@ -132,3 +135,49 @@ async def test_two_replicas_recording_one_message_at_once_record_it_once(
     assert sorted(k.interaction_id for k in recorded) == ["int_0", "int_1"]
     events = [e for e in await store.audit_entries() if e.event == "posted"]
     assert len(events) == 2
+
+
+async def test_a_round_reads_only_the_facts_there_are_and_each_lands_on_its_own(
+    store: Store,
+) -> None:
+    """One look says which interactions have an open decision, a step taken or an
+    allowance; only those are read, and each fact is given to its own interaction."""
+    for n in range(4):
+        await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
+    await store.enqueue_decision("int_1", *decision("U1", "int_1"), LATER)
+    assert await store.claim_step("int_2", "remind 50%", "sent", NOW)
+    await store.grant_allowance(
+        Grant(
+            "deploys",
+            "run",
+            "agt_1",
+            "deploy_api",
+            "run_1",
+            SlackActor("U0ADA", "Ada"),
+            NOW,
+            NOW + timedelta(hours=1),
+            "int_3",
+        )
+    )
+    ids = [f"int_{n}" for n in range(4)]
+    with statements_run() as nothing_there:
+        none = (await store.record_sends([], [], LATER, read=["int_0"])).facts
+    assert none is not None
+    assert (none.decisions, none.steps["int_0"], none.allowances["int_0"]) == ({}, [], [])
+    assert len([s for s in nothing_there if s.is_read]) == 2  # the look, and the messages
+    facts = (await store.record_sends([], [], LATER, read=ids)).facts
+    assert facts is not None
+    assert list(facts.decisions) == ["int_1"]
+    assert {i: [s.step for s in taken] for i, taken in facts.steps.items()} == {
+        "int_0": [],
+        "int_1": [],
+        "int_2": ["remind 50%"],
+        "int_3": [],
+    }
+    assert {i: [a.tool_name for a in given] for i, given in facts.allowances.items()} == {
+        "int_0": [],
+        "int_1": [],
+        "int_2": [],
+        "int_3": ["deploy_api"],
+    }
+    assert all(len(facts.messages[i]) == 1 for i in ids)

@@ -52,7 +52,7 @@ async def test_ten_renders_at_once_read_once_and_each_gets_its_own(store: Store)
     shared = FactReads(store)
     with statements_run(store._engine.sync_engine) as statements:
         got = await bounded(asyncio.gather(*(shared.facts([f"int_{n}"]) for n in range(10))), 10)
-    reads = [s for s in statements if s.is_read and "FROM decisions" in s.sql]
+    reads = [s for s in statements if s.is_read and "FROM messages" in s.sql]
     assert len(reads) == 1  # one read for the ten (each alone would be ten)
     for n, facts in enumerate(got):
         assert [m.channel for m in facts.messages[f"int_{n}"]] == ["C1"]
