@@ -108,6 +108,7 @@ class _Lane:
         self._flow_turns: dict[str, int] = {}  # each flow's latest turn given
         self.post_bucket = lanes.post_bucket(channel)
         self.worker: asyncio.Task[None] | None = None
+        self._depth_shown = LANE_DEPTH.labels(channel)  # looked up once, set on every send
 
     def depth(self) -> int:
         return len(self._by_message)
@@ -132,7 +133,7 @@ class _Lane:
         self._by_message[interaction_id] = item
         heapq.heappush(self._heap, item)
         self._arrived.set()
-        LANE_DEPTH.labels(self.channel).set(self.depth())
+        self._depth_shown.set(self.depth())
 
     def _top(self) -> _Queued | None:
         while self._heap and self._heap[0].dropped:
@@ -158,7 +159,7 @@ class _Lane:
                 self._forget_flows()
             if self._by_message.get(item.key[0]) is item:
                 del self._by_message[item.key[0]]
-            LANE_DEPTH.labels(self.channel).set(self.depth())
+            self._depth_shown.set(self.depth())
             self._charge(item)
             try:
                 await item.send()

@@ -96,10 +96,15 @@ def _shown(value: str | bool | None) -> str:
     return str(value).lower() if isinstance(value, bool) else value
 
 
-def judge(rule: Rule, interaction: Interaction, bindings: Bindings | None = None) -> Verdict:
-    """The rule's verdict on the record; `bindings` shares the record's CEL variables
-    between the rules of one pass (made here when not given)."""
-    fields = _fields(interaction)
+def judge(
+    rule: Rule,
+    interaction: Interaction,
+    bindings: Bindings | None = None,
+    fields: dict[str, str | bool | None] | None = None,
+) -> Verdict:
+    """The rule's verdict on the record; `bindings` and `fields` share the record's CEL
+    variables and matched fields between the rules of one pass (made here when not given)."""
+    fields = _fields(interaction) if fields is None else fields
     held: list[str] = []
     for key, pattern in rule.match.wanted.items():
         value = fields[key]
@@ -132,9 +137,10 @@ def judge(rule: Rule, interaction: Interaction, bindings: Bindings | None = None
 def _tried(policy: PolicyFile, interaction: Interaction) -> list[tuple[Rule, Verdict]]:
     """Each rule with its verdict, in order, up to and including the first that matches."""
     bindings = Bindings(interaction)
+    fields = _fields(interaction)
     tried: list[tuple[Rule, Verdict]] = []
     for rule in policy.rules:
-        verdict = judge(rule, interaction, bindings)
+        verdict = judge(rule, interaction, bindings, fields)
         tried.append((rule, verdict))
         if verdict.matched:
             break
