@@ -71,22 +71,24 @@ control characters are escaped): anything :func:`clean_rendered` would change.""
 
 
 def clean_rendered(value: Any) -> Any:
-    """A copy of a rendered message, view, option list or text, every string cleaned.
+    """A rendered message, view, option list or text with every string cleaned.
 
     The one place that applies :func:`clean_text`: renderers call it on what
     they return rather than on each field, so a new field cannot slip past.
     Rendered output is our own shape (a few levels deep), so recursion is safe.
 
     Most messages hold nothing to clean: serialised once, a search finds whether any
-    string does (every post renders, and the walk below costs several times that),
-    and the copy is parsed back; only one that does is walked string by string.
+    string does (every post renders, and the walk below costs several times that), and
+    then the value is returned as it is (renderers build a fresh one for every call, and
+    nothing changes a rendered message in place); only one that does is walked string
+    by string, into a copy.
     """
     try:
         dumped = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return _cleaned(value)
     if _NEEDS_CLEANING.search(dumped) is None:
-        return json.loads(dumped)
+        return value
     return _cleaned(value)
 
 
