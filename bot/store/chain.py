@@ -104,6 +104,11 @@ def text_hash(shown: str) -> str:
     return hashlib.sha256(shown.encode("utf-8")).hexdigest()
 
 
+_NEWEST = select(audit.c.id, audit.c.hash).order_by(audit.c.id.desc()).limit(1)
+_APPEND = audit.insert()
+"""Built once: every round of sends that posts something appends to the chain."""
+
+
 async def append_events(connection: AsyncConnection, events: Sequence[AuditEvent]) -> None:
     """Chain `events` after the newest one, in the caller's transaction.
 
@@ -114,11 +119,7 @@ async def append_events(connection: AsyncConnection, events: Sequence[AuditEvent
     if not events:
         return
     await _take_turn(connection)
-    newest = (
-        await connection.execute(
-            select(audit.c.id, audit.c.hash).order_by(audit.c.id.desc()).limit(1)
-        )
-    ).first()
+    newest = (await connection.execute(_NEWEST)).first()
     if newest is not None:
         last_id, prev = int(newest.id), str(newest.hash)
     else:  # nothing kept (a new store, or everything pruned): the anchor says where
@@ -144,7 +145,7 @@ async def append_events(connection: AsyncConnection, events: Sequence[AuditEvent
             }
         )
         prev = own
-    await connection.execute(audit.insert(), rows)
+    await connection.execute(_APPEND, rows)
 
 
 async def _take_turn(connection: AsyncConnection) -> None:
