@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.domain import SlackActor, SlackDecision
 from bot.novo.models import InputResponse, Interaction, ResolveInteractionBody
 from bot.store import Store
+from bot.store.allowances import Grant
 from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageKind
 from tests.novo.conftest import approval_wire
 from tests.support import wait_until
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+ADA = SlackActor("U0ADA", "Ada Lovelace")
+
+
+def grant(interaction_id: str = "int_grant", tool_name: str = "deploy_status") -> Grant:
+    """Ada's standing approval of agt_1's `tool_name` for run_1, four hours from NOW."""
+    until = NOW + timedelta(hours=4)
+    return Grant("deploys", "run", "agt_1", tool_name, "run_1", ADA, NOW, until, interaction_id)
 
 
 def interaction(id_: str = "int_1", status: str = "pending", **extra: Any) -> Interaction:

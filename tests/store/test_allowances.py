@@ -12,24 +12,23 @@ from sqlalchemy import text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.domain import Allowance, SlackActor, SlackDecision
+from bot.domain import Allowance, SlackDecision
 from bot.services.approvals import approval_body
 from bot.store import QueuedDecision, Store
-from bot.store.allowances import Grant, PlannedUse
+from bot.store.allowances import PlannedUse
 from bot.store.audit import AuditEvent
 from bot.store.schema import allowances
 from tests.postgres import asyncpg_url
 from tests.support import wait_until
 
 from .conftest import Database
-from .helpers import NOW, interaction
+from .helpers import ADA, NOW, grant, interaction
 
-ADA = SlackActor("U0ADA", "Ada Lovelace")
 UNTIL = NOW + timedelta(hours=4)
 LEASE = NOW + timedelta(seconds=8)
 
 
-GRANT = Grant("deploys", "run", "agt_1", "deploy_status", "run_1", ADA, NOW, UNTIL, "int_grant")
+GRANT = grant()
 MAX_SECONDS = 4 * 3600.0
 
 

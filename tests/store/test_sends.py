@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from bot.domain import SlackActor
 from bot.store import Store
-from bot.store.allowances import Grant
 from bot.store.messages import MessageKey, SentMessage
 from bot.store.schema import MessageKind
 from tests.support import statements_run
 
-from .helpers import NOW, decision, interaction
+from .helpers import NOW, decision, grant, interaction
 
 LATER = NOW + timedelta(seconds=5)
 
@@ -146,19 +144,7 @@ async def test_a_round_reads_only_the_facts_there_are_and_each_lands_on_its_own(
         await store.claim_for_posting(interaction(f"int_{n}"), "C1", NOW)
     await store.enqueue_decision("int_1", *decision("U1", "int_1"), LATER)
     assert await store.claim_step("int_2", "remind 50%", "sent", NOW)
-    await store.grant_allowance(
-        Grant(
-            "deploys",
-            "run",
-            "agt_1",
-            "deploy_api",
-            "run_1",
-            SlackActor("U0ADA", "Ada"),
-            NOW,
-            NOW + timedelta(hours=1),
-            "int_3",
-        )
-    )
+    await store.grant_allowance(grant("int_3", tool_name="deploy_api"))
     ids = [f"int_{n}" for n in range(4)]
     with statements_run() as nothing_there:
         none = (await store.record_sends([], [], LATER, read=["int_0"])).facts
