@@ -26,7 +26,7 @@ from bot.messages.batches import SendBatches
 from bot.messages.doubt import nothing_posted
 from bot.metrics import MESSAGES_POSTED
 from bot.store import Store
-from bot.store.messages import MessageKey, SentMessage
+from bot.store.messages import POSTED_EVENT, MessageKey, SentMessage
 from bot.store.schema import MessageState
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class Lifecycle:
         prepare: Preparing,
         audit_detail: dict[str, Any] | None,
         *,
-        audit_event: str = "posted",
+        audit_event: str = POSTED_EVENT,
     ) -> tuple[str, str] | None:
         """Claim (a `queued` message), send and record one message; None when it was not
         this call's to send (claimed or posted meanwhile). A `posting` one (looked for
@@ -112,7 +112,7 @@ class Lifecycle:
         found: tuple[str, str] | None,
         *,
         audit_detail: dict[str, Any] | None = None,
-        audit_event: str = "posted",
+        audit_event: str = POSTED_EVENT,
     ) -> bool:
         """The one step after a look for a message in doubt, whatever its kind: one found
         (where, ts) is adopted and True returned; one not found (False) is the caller's
@@ -141,7 +141,7 @@ class Lifecycle:
         ts: str,
         *,
         audit_detail: dict[str, Any] | None = None,
-        audit_event: str = "posted",
+        audit_event: str = POSTED_EVENT,
     ) -> bool:
         """Record a message in doubt that a look found in Slack; what it shows is unknown
         (no hash), so the next refresh brings it in step."""

@@ -246,7 +246,7 @@ class MessagePublisher:
                 ):
                     ESCALATIONS_SENT.labels(route.rule).inc()
                     return True
-            if not self._waits(tracked):
+            if not tracked.waits_at(self._clock()):
                 await self._store.drop_claim(key)
                 return False
             if tracked.ts is None:
@@ -265,11 +265,6 @@ class MessagePublisher:
         ESCALATIONS_SENT.labels(route.rule).inc()
         log.info("escalated %s to %s", tracked.id, target)
         return True
-
-    def _waits(self, tracked: TrackedInteraction) -> bool:
-        """Still open and not past its deadline by our clock (Novo may not have said so)."""
-        expires = tracked.snapshot.expires_at
-        return tracked.is_open and (expires is None or self._clock() < expires)
 
     async def _link_original(self, tracked: TrackedInteraction) -> None:
         """Keep the link to the interaction's own message with its escalate step, once:

@@ -176,10 +176,8 @@ class ReminderService:
     async def _still_open(self, interaction_id: str, step: str) -> TrackedInteraction | None:
         """The interaction if it still waits; otherwise the step is marked skipped."""
         current = await self._store.get(interaction_id)
-        if current is not None and current.is_open:
-            expires = current.snapshot.expires_at
-            if expires is None or self._clock() < expires:
-                return current
+        if current is not None and current.waits_at(self._clock()):
+            return current
         await self._store.skip_step(interaction_id, step)
         return None
 

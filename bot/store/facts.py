@@ -101,18 +101,18 @@ async def read_facts(connection: AsyncConnection, interaction_ids: Collection[st
     )
     for start in range(0, len(wanted), ID_CHUNK):
         ids = {"ids": wanted[start : start + ID_CHUNK]}
-        present: dict[str, list[str]] = {}
+        present: dict[str, dict[str, None]] = {}  # fact -> its ids, in order, once each
         for row in await rows(_PRESENT, ids):
-            present.setdefault(row["fact"], []).append(row["interaction_id"])
+            present.setdefault(row["fact"], {})[row["interaction_id"]] = None
         if "decisions" in present:
-            for row in await rows(_OPEN_DECISIONS, {"ids": present["decisions"]}):
+            for row in await rows(_OPEN_DECISIONS, {"ids": list(present["decisions"])}):
                 facts.decisions.setdefault(row["interaction_id"], queued(row))
         for row in await rows(_MESSAGES, ids):
             facts.messages[row["interaction_id"]].append(message(row))
         if "steps" in present:
-            for row in await rows(_STEPS, {"ids": list(dict.fromkeys(present["steps"]))}):
+            for row in await rows(_STEPS, {"ids": list(present["steps"])}):
                 facts.steps[row["interaction_id"]].append(taken_step(row))
         if "allowances" in present:
-            for row in await rows(_ALLOWANCES, {"ids": list(dict.fromkeys(present["allowances"]))}):
+            for row in await rows(_ALLOWANCES, {"ids": list(present["allowances"])}):
                 facts.allowances[row["interaction_id"]].append(allowance_of(row))
     return facts

@@ -67,6 +67,10 @@ class MessageKey:
     channel: str
 
 
+POSTED_EVENT = "posted"
+"""The audit event a message's post writes unless its kind names another."""
+
+
 @dataclass(frozen=True)
 class SentMessage:
     """A message Slack holds: its ts to record, and the detail of the audit entry written
@@ -78,7 +82,7 @@ class SentMessage:
     rendered_hash: str
     slack_channel: str
     audit_detail: dict[str, Any] | None = field(default_factory=dict)
-    audit_event: str = "posted"
+    audit_event: str = POSTED_EVENT
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,12 @@ class TrackedInteraction:
         """Still waiting on a human as far as the bridge last knew."""
         return self.snapshot.is_pending and not self.gone
 
+    def waits_at(self, now: datetime) -> bool:
+        """Open and not past its deadline by our clock at `now`: Novo may not have said
+        yet that it lapsed, and a reminder or an escalation of it would come too late."""
+        expires = self.snapshot.expires_at
+        return self.is_open and (expires is None or now < expires)
+
 
 @dataclass(frozen=True, slots=True)
 class OpenDeadline:
