@@ -44,6 +44,7 @@ from bot.outages import level
 from bot.slack.render.common import next_deadline_change, relative_deadline
 from bot.store import Store, StoreFileError, TrackedInteraction, stored_form
 from bot.store.audit import interaction_facts
+from bot.store.errors import unreachable as store_unreachable
 from bot.sync.final_metrics import observe_final
 from bot.sync.grouping import form_groups
 from bot.sync.routing import ChannelRouter
@@ -336,7 +337,9 @@ class SyncEngine:
             return new
         try:
             taken = await self._standing.take(new)
-        except Exception:
+        except Exception as exc:
+            if store_unreachable(exc):
+                raise  # the poll's failure: a database outage is said once, by the jobs
             log.exception("could not apply standing approvals; posting as usual")
             return new
         return [record for record in new if record.id not in taken]
@@ -345,7 +348,9 @@ class SyncEngine:
         """Step groups for this poll's new approvals; none (cards alone) if that fails."""
         try:
             return await form_groups(new, self._store, self._router, self._clock())
-        except Exception:
+        except Exception as exc:
+            if store_unreachable(exc):
+                raise  # the poll's failure: a database outage is said once, by the jobs
             log.exception("could not form step groups; posting the cards alone")
             return {}
 
